@@ -1,0 +1,800 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * IEC 61850-9-2 SV codec. The decoder walks the frame once with a cursor that never leaves the bytes its
+ * parent element owns; each check has its own error name (docs/errors.md) and the offset of the octet
+ * that broke it. Encoding writes minimal BER lengths (UCA TISSUE 1345) and the fixed widths of 9-2 Table 14.
+ */
+#include "sv_codec.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char *const err_names[] = {
+	[SV_OK] = "ok",
+#define SV_X_NAME(e, name, text) [SV_E_##e] = name,
+	SV_CODEC_ERRORS(SV_X_NAME)
+#undef SV_X_NAME
+};
+
+static const char *const err_texts[] = {
+	[SV_OK] = "no error",
+#define SV_X_TEXT(e, name, text) [SV_E_##e] = text,
+	SV_CODEC_ERRORS(SV_X_TEXT)
+#undef SV_X_TEXT
+};
+
+const char *sv_codec_strerror(int err)
+{
+	if (err < 0 || err >= SV_E__COUNT)
+		return "unknown";
+	return err_names[err];
+}
+
+const char *sv_codec_describe(int err)
+{
+	if (err < 0 || err >= SV_E__COUNT)
+		return "unknown error";
+	return err_texts[err];
+}
+
+/* ASN.1 context tags of the ASDU (IEC 61850-9-2 Table 14) and the savPdu. */
+enum {
+	TAG_SAVPDU = 0x60,
+	TAG_NOASDU = 0x80,
+	TAG_SECURITY = 0x81,
+	TAG_SECURITY_C = 0xA1,
+	TAG_SEQASDU = 0xA2,
+	TAG_ASDU = 0x30,
+	TAG_SVID = 0x80,
+	TAG_DATSET = 0x81,
+	TAG_SMPCNT = 0x82,
+	TAG_CONFREV = 0x83,
+	TAG_REFRTM = 0x84,
+	TAG_SMPSYNCH = 0x85,
+	TAG_SMPRATE = 0x86,
+	TAG_SEQDATA = 0x87,
+	TAG_SMPMOD = 0x88,
+	TAG_GMID = 0x89,
+};
+
+struct cur {
+	const uint8_t *base; /* frame start, for offsets */
+	const uint8_t *p;
+	const uint8_t *end;
+};
+
+struct tlv {
+	const uint8_t *tag_at; /* position of the tag octet */
+	const uint8_t *val;
+	uint32_t len;
+	uint8_t tag;
+};
+
+#define FAIL(e, at)                                                                                   \
+	do {                                                                                          \
+		if (err) {                                                                            \
+			err->code = SV_E_##e;                                                         \
+			err->offset = (uint32_t)((at) - frame);                                       \
+		}                                                                                     \
+		return -EBADMSG;                                                                      \
+	} while (0)
+
+/*
+ * Reads one TLV inside [c->p, c->end). Tags are single-octet (every tag in 9-2 has a number below 31).
+ * Returns 0, or the error code with *at set to the offending octet.
+ */
+static inline int tlv_next(struct cur *c, struct tlv *t, const uint8_t **at)
+{
+	const uint8_t *p = c->p;
+	uint32_t len;
+
+	t->tag_at = p;
+	if (c->end - p < 2) {
+		*at = p;
+		return SV_E_OVERRUN;
+	}
+	t->tag = p[0];
+	len = p[1];
+	p += 2;
+	if (len & 0x80) {
+		unsigned n = len & 0x7f;
+
+		/* 0x80 is the indefinite form, which fixed-size SV never uses; more than 4 octets cannot
+		 * describe anything that fits in a frame. */
+		if (n == 0 || n > 4 || (size_t)(c->end - p) < n) {
+			*at = p - 1;
+			return SV_E_BER_LENGTH;
+		}
+		len = 0;
+		while (n--)
+			len = len << 8 | *p++;
+	}
+	if ((size_t)(c->end - p) < len) {
+		*at = t->tag_at + 1;
+		return SV_E_OVERRUN;
+	}
+	t->val = p;
+	t->len = len;
+	c->p = p + len;
+	return 0;
+}
+
+/* VisibleString: 0x20..0x7E. Eight octets at a time (SWAR); bytes >= 0x80 or < 0x20 or == 0x7F fail. */
+static inline bool visible_string(const uint8_t *s, uint32_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t x;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&x, s, 8);
+		if (((x - 0x20 * ones) | (x + ones) | x) & highs)
+			return false;
+	}
+	for (; n; s++, n--)
+		if (*s < 0x20 || *s > 0x7e)
+			return false;
+	return true;
+}
+
+/* Rank of an ASDU tag in the standard's order; 0 for tags the ASDU does not define. */
+static inline unsigned asdu_rank(uint8_t tag)
+{
+	return (tag >= TAG_SVID && tag <= TAG_GMID) ? (unsigned)(tag - TAG_SVID) + 1 : 0;
+}
+
+/*
+ * The field at @t is not the mandatory @want. Tell apart: a field the ASDU does not define, a field that
+ * is present further on (out of order), and a mandatory field that is simply missing.
+ */
+static int asdu_misplaced(const struct tlv *t, const uint8_t *asdu_end, uint8_t want, int missing_code,
+			  const uint8_t **at)
+{
+	struct cur c = { .p = t->tag_at, .end = asdu_end };
+	struct tlv x;
+	const uint8_t *dummy;
+
+	*at = t->tag_at;
+	if (!t->val) /* end of the ASDU reached */
+		return missing_code;
+	if (!asdu_rank(t->tag))
+		return SV_E_ASDU_UNKNOWN_FIELD;
+	while (c.p < c.end && !tlv_next(&c, &x, &dummy))
+		if (x.tag == want)
+			return SV_E_FIELD_ORDER;
+	return missing_code;
+}
+
+static inline int asdu_field(struct cur *c, struct tlv *t, const uint8_t **at)
+{
+	if (c->p == c->end) {
+		t->tag = 0;
+		t->val = NULL;
+		t->tag_at = c->p;
+		return 0;
+	}
+	return tlv_next(c, t, at);
+}
+
+static inline uint32_t be_n(const uint8_t *p, uint32_t n)
+{
+	uint32_t x = 0;
+
+	while (n--)
+		x = x << 8 | *p++;
+	return x;
+}
+
+#define ASDU_NEXT()                                                                                   \
+	do {                                                                                          \
+		int e_ = asdu_field(&c, &t, &at);                                                     \
+		if (e_) {                                                                             \
+			code = e_;                                                                    \
+			goto fail;                                                                    \
+		}                                                                                     \
+	} while (0)
+
+#define ASDU_WANT(tagv, missing)                                                                      \
+	do {                                                                                          \
+		if (t.tag != (tagv)) {                                                                \
+			code = asdu_misplaced(&t, c.end, (tagv), SV_E_##missing, &at);                \
+			goto fail;                                                                    \
+		}                                                                                     \
+	} while (0)
+
+/* Decodes the ASDU content [p, end) into @a. */
+static int decode_asdu(const uint8_t *frame, const uint8_t *p, const uint8_t *end, struct sv_asdu *a,
+		       struct sv_codec_error *err)
+{
+	struct cur c = { .p = p, .end = end };
+	struct tlv t;
+	const uint8_t *at = p;
+	int code;
+
+	a->present = 0;
+	a->datSet = NULL;
+	a->refrTm = NULL;
+	a->gmIdentity = NULL;
+	a->datSet_len = 0;
+
+	ASDU_NEXT();
+	ASDU_WANT(TAG_SVID, SVID_MISSING);
+	if (t.len == 0 || t.len > SV_MAX_ID_LEN) {
+		code = SV_E_SVID_LENGTH;
+		at = t.tag_at;
+		goto fail;
+	}
+	if (!visible_string(t.val, t.len)) {
+		code = SV_E_SVID_CHARSET;
+		at = t.val;
+		goto fail;
+	}
+	a->svID = t.val;
+	a->svID_len = (uint16_t)t.len;
+
+	ASDU_NEXT();
+	if (t.tag == TAG_DATSET) {
+		if (t.len > SV_MAX_ID_LEN) {
+			code = SV_E_DATSET_LENGTH;
+			at = t.tag_at;
+			goto fail;
+		}
+		if (!visible_string(t.val, t.len)) {
+			code = SV_E_DATSET_CHARSET;
+			at = t.val;
+			goto fail;
+		}
+		a->datSet = t.val;
+		a->datSet_len = (uint16_t)t.len;
+		a->present |= SV_HAS_DATSET;
+		ASDU_NEXT();
+	}
+
+	ASDU_WANT(TAG_SMPCNT, SMPCNT_MISSING);
+	if (t.len != 2) {
+		code = SV_E_SMPCNT_WIDTH;
+		at = t.tag_at;
+		goto fail;
+	}
+	a->smpCnt = sv_be16(t.val);
+
+	ASDU_NEXT();
+	ASDU_WANT(TAG_CONFREV, CONFREV_MISSING);
+	if (t.len != 4) {
+		code = SV_E_CONFREV_WIDTH;
+		at = t.tag_at;
+		goto fail;
+	}
+	a->confRev = sv_be32(t.val);
+
+	ASDU_NEXT();
+	if (t.tag == TAG_REFRTM) {
+		if (t.len != SV_REFRTM_LEN) {
+			code = SV_E_REFRTM_WIDTH;
+			at = t.tag_at;
+			goto fail;
+		}
+		a->refrTm = t.val;
+		a->present |= SV_HAS_REFRTM;
+		ASDU_NEXT();
+	}
+
+	/* smpSynch is mandatory in 9-2 Ed 2 (OPTIONAL only in Wireshark's module). */
+	ASDU_WANT(TAG_SMPSYNCH, SMPSYNCH_MISSING);
+	if (t.len != 1) {
+		code = SV_E_SMPSYNCH_WIDTH;
+		at = t.tag_at;
+		goto fail;
+	}
+	a->smpSynch = t.val[0];
+
+	ASDU_NEXT();
+	if (t.tag == TAG_SMPRATE) {
+		if (t.len != 2) {
+			code = SV_E_SMPRATE_WIDTH;
+			at = t.tag_at;
+			goto fail;
+		}
+		a->smpRate = sv_be16(t.val);
+		a->present |= SV_HAS_SMPRATE;
+		ASDU_NEXT();
+	}
+
+	ASDU_WANT(TAG_SEQDATA, SEQDATA_MISSING);
+	if (t.len > 0xffff) {
+		code = SV_E_OVERRUN;
+		at = t.tag_at;
+		goto fail;
+	}
+	a->seqData = t.val;
+	a->seqData_len = (uint16_t)t.len;
+
+	if (c.p == c.end)
+		return 0; /* the common 9-2LE case ends here */
+
+	ASDU_NEXT();
+	if (t.tag == TAG_SMPMOD) {
+		if (t.len != 2) {
+			code = SV_E_SMPMOD_WIDTH;
+			at = t.tag_at;
+			goto fail;
+		}
+		a->smpMod = sv_be16(t.val);
+		a->present |= SV_HAS_SMPMOD;
+		ASDU_NEXT();
+	}
+	if (t.tag == TAG_GMID) {
+		if (t.len != SV_GMIDENTITY_LEN) {
+			code = SV_E_GMID_WIDTH;
+			at = t.tag_at;
+			goto fail;
+		}
+		a->gmIdentity = t.val;
+		a->present |= SV_HAS_GMIDENTITY;
+		ASDU_NEXT();
+	}
+	if (t.val) {
+		/* Anything left: a known field again (repeated or out of order) or an unknown one. 9-2 has
+		 * no extension marker in the ASDU, so an unknown field is an error, not something to skip. */
+		code = asdu_rank(t.tag) ? SV_E_FIELD_ORDER : SV_E_ASDU_UNKNOWN_FIELD;
+		at = t.tag_at;
+		goto fail;
+	}
+	return 0;
+
+fail:
+	if (err) {
+		err->code = code;
+		err->offset = (uint32_t)(at - frame);
+	}
+	return -EBADMSG;
+}
+
+/* PRP redundancy control trailer (IEC 62439-3 §4.1.10): SeqNr(16) LanId(4) LSDU_size(12) 0x88FB, the last
+ * six octets of the frame. Recognised by the suffix and a LanId of A or B. */
+static void detect_prp(struct sv_view *v)
+{
+	const uint8_t *r;
+
+	if (v->trailer_len < 6)
+		return;
+	r = v->frame + v->frame_len - 6;
+	if (sv_be16(r + 4) != SV_PRP_SUFFIX)
+		return;
+	if ((r[2] >> 4) != 0xA && (r[2] >> 4) != 0xB)
+		return;
+	v->redundancy = SV_RED_PRP;
+	v->red_seq = sv_be16(r);
+	v->red_lan = r[2] >> 4;
+	v->red_lsdu_size = sv_be16(r + 2) & 0x0fff;
+}
+
+int sv_codec_decode(const uint8_t *frame, size_t len, struct sv_view *v, struct sv_codec_error *err)
+{
+	const uint8_t *end = frame + len, *p, *apdu_end, *seq_end;
+	struct cur c;
+	struct tlv t;
+	const uint8_t *at;
+	uint32_t off, noasdu;
+	uint16_t et;
+	unsigned n;
+	int e;
+
+	if (len < 14)
+		FAIL(ETH_TRUNCATED, frame + len);
+	v->frame = frame;
+	v->frame_len = (uint32_t)len;
+	v->dst = frame;
+	v->src = frame + 6;
+	v->vlan = false;
+	v->vlan_pcp = 0;
+	v->vlan_dei = 0;
+	v->vlan_id = 0;
+	v->redundancy = SV_RED_NONE;
+	v->red_lan = 0;
+	v->red_seq = 0;
+	v->red_lsdu_size = 0;
+	off = 12;
+	et = sv_be16(frame + 12);
+	/* 802.1ad outer tag, then 802.1Q; the 802.1Q one carries the SV priority. */
+	if (et == 0x88A8) {
+		if (len < off + 6)
+			FAIL(VLAN_TRUNCATED, end);
+		off += 4;
+		et = sv_be16(frame + off);
+	}
+	if (et == SV_ETHERTYPE_VLAN) {
+		uint16_t tci;
+
+		if (len < off + 6)
+			FAIL(VLAN_TRUNCATED, end);
+		tci = sv_be16(frame + off + 2);
+		v->vlan = true;
+		v->vlan_pcp = (uint8_t)(tci >> 13);
+		v->vlan_dei = (uint8_t)((tci >> 12) & 1);
+		v->vlan_id = tci & 0x0fff;
+		off += 4;
+		et = sv_be16(frame + off);
+	}
+	if (et == SV_ETHERTYPE_HSR) {
+		/* HSR tag (IEC 62439-3 §5.5): PathId(4) LSDU_size(12) SeqNr(16) EtherType. */
+		if (len < off + 8)
+			FAIL(HSR_TRUNCATED, end);
+		v->redundancy = SV_RED_HSR;
+		v->red_lan = frame[off + 2] >> 4;
+		v->red_lsdu_size = sv_be16(frame + off + 2) & 0x0fff;
+		v->red_seq = sv_be16(frame + off + 4);
+		off += 6;
+		et = sv_be16(frame + off);
+	}
+	if (et != SV_ETHERTYPE)
+		FAIL(NOT_SV, frame + off);
+	off += 2;
+	if (len - off < SV_HEADER_LEN)
+		FAIL(HEADER_TRUNCATED, frame + off);
+	p = frame + off;
+	v->sv_offset = off;
+	v->appid = sv_be16(p);
+	v->length = sv_be16(p + 2);
+	v->reserved1 = sv_be16(p + 4);
+	v->reserved2 = sv_be16(p + 6);
+	v->simulated = (v->reserved1 & SV_RESERVED1_SIMULATED) != 0;
+	/* 9-2 §5.3.3.3: Length counts from APPID to the end of the APDU; 2 octets is the smallest savPdu. */
+	if (v->length < SV_HEADER_LEN + 2)
+		FAIL(LENGTH_TOO_SMALL, p + 2);
+	if (v->length > len - off)
+		FAIL(LENGTH_EXCEEDS_FRAME, p + 2);
+	v->pdu_end = off + v->length;
+	v->trailer_len = (uint32_t)len - v->pdu_end;
+	apdu_end = frame + v->pdu_end;
+
+	c.p = p + SV_HEADER_LEN;
+	c.end = end; /* the savPdu's own length is checked against Length below */
+	if (c.p[0] != TAG_SAVPDU)
+		FAIL(APDU_TAG, c.p);
+	e = tlv_next(&c, &t, &at);
+	if (e == SV_E_BER_LENGTH)
+		FAIL(BER_LENGTH, at);
+	if (e || c.p != apdu_end)
+		FAIL(APDU_LENGTH, t.tag_at + 1);
+
+	/* savPdu content */
+	c.p = t.val;
+	c.end = apdu_end;
+	if (c.p == c.end)
+		FAIL(NOASDU_MISSING, c.p);
+	if ((e = tlv_next(&c, &t, &at)))
+		goto fail_code;
+	if (t.tag != TAG_NOASDU)
+		FAIL(NOASDU_MISSING, t.tag_at);
+	if (t.len < 1 || t.len > 3)
+		FAIL(NOASDU_WIDTH, t.tag_at);
+	if (t.val[0] & 0x80) /* INTEGER: a set top bit is negative */
+		FAIL(NOASDU_RANGE, t.val);
+	noasdu = be_n(t.val, t.len);
+	if (noasdu < 1 || noasdu > 65535)
+		FAIL(NOASDU_RANGE, t.val);
+	v->noASDU = (uint16_t)noasdu;
+
+	if (c.p == c.end)
+		FAIL(SEQASDU_MISSING, c.p);
+	if ((e = tlv_next(&c, &t, &at)))
+		goto fail_code;
+	v->security = NULL;
+	v->security_len = 0;
+	v->security_tag = 0;
+	if (t.tag == TAG_SECURITY || t.tag == TAG_SECURITY_C) {
+		/* IEC 62351-6: ANY, so primitive or constructed; carried opaque. */
+		v->security = t.val;
+		v->security_len = (uint16_t)t.len;
+		v->security_tag = t.tag;
+		if (c.p == c.end)
+			FAIL(SEQASDU_MISSING, c.p);
+		if ((e = tlv_next(&c, &t, &at)))
+			goto fail_code;
+	}
+	if (t.tag != TAG_SEQASDU) {
+		if (t.tag == TAG_NOASDU || t.tag == TAG_SECURITY || t.tag == TAG_SECURITY_C)
+			FAIL(APDU_UNKNOWN_FIELD, t.tag_at);
+		FAIL(SEQASDU_MISSING, t.tag_at);
+	}
+	if (c.p != c.end)
+		FAIL(APDU_UNKNOWN_FIELD, c.p);
+
+	/* seqASDU content: exactly noASDU ASDUs */
+	seq_end = t.val + t.len;
+	c.p = t.val;
+	c.end = seq_end;
+	for (n = 0; c.p < seq_end; n++) {
+		if (*c.p != TAG_ASDU)
+			FAIL(ASDU_TAG, c.p);
+		if (n == noasdu)
+			FAIL(ASDU_COUNT, c.p);
+		if (n == SV_MAX_ASDU)
+			FAIL(ASDU_LIMIT, c.p);
+		if ((e = tlv_next(&c, &t, &at)))
+			goto fail_code;
+		v->asdu[n].offset = (uint16_t)(t.tag_at - frame);
+		if (decode_asdu(frame, t.val, t.val + t.len, &v->asdu[n], err))
+			return -EBADMSG;
+	}
+	if (n != noasdu)
+		FAIL(ASDU_COUNT, seq_end);
+
+	if (v->trailer_len)
+		detect_prp(v);
+	return 0;
+
+fail_code:
+	if (err) {
+		err->code = e;
+		err->offset = (uint32_t)(at - frame);
+	}
+	return -EBADMSG;
+}
+
+/* ---- encoding ---- */
+
+static inline unsigned ber_len_size(uint32_t n)
+{
+	return n < 0x80 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 4;
+}
+
+static inline unsigned tlv_size(uint32_t n)
+{
+	return 1 + ber_len_size(n) + n;
+}
+
+static inline uint8_t *put_len(uint8_t *p, uint32_t n)
+{
+	if (n < 0x80) {
+		*p++ = (uint8_t)n;
+	} else if (n < 0x100) {
+		*p++ = 0x81;
+		*p++ = (uint8_t)n;
+	} else if (n < 0x10000) {
+		*p++ = 0x82;
+		*p++ = (uint8_t)(n >> 8);
+		*p++ = (uint8_t)n;
+	} else {
+		*p++ = 0x83;
+		*p++ = (uint8_t)(n >> 16);
+		*p++ = (uint8_t)(n >> 8);
+		*p++ = (uint8_t)n;
+	}
+	return p;
+}
+
+static inline uint8_t *put_tlv(uint8_t *p, uint8_t tag, const void *val, uint32_t n)
+{
+	*p++ = tag;
+	p = put_len(p, n);
+	if (n)
+		memcpy(p, val, n);
+	return p + n;
+}
+
+static uint32_t asdu_content_size(const struct sv_asdu *a)
+{
+	uint32_t n = tlv_size(a->svID_len) + tlv_size(2) + tlv_size(4) + tlv_size(1) + tlv_size(a->seqData_len);
+
+	if (a->present & SV_HAS_DATSET)
+		n += tlv_size(a->datSet_len);
+	if (a->present & SV_HAS_REFRTM)
+		n += tlv_size(SV_REFRTM_LEN);
+	if (a->present & SV_HAS_SMPRATE)
+		n += tlv_size(2);
+	if (a->present & SV_HAS_SMPMOD)
+		n += tlv_size(2);
+	if (a->present & SV_HAS_GMIDENTITY)
+		n += tlv_size(SV_GMIDENTITY_LEN);
+	return n;
+}
+
+static int check_asdu(const struct sv_asdu *a)
+{
+	if (!a->svID || a->svID_len == 0 || a->svID_len > SV_MAX_ID_LEN || !visible_string(a->svID, a->svID_len))
+		return -EINVAL;
+	if ((a->present & SV_HAS_DATSET) &&
+	    (a->datSet_len > SV_MAX_ID_LEN || (a->datSet_len && !a->datSet) ||
+	     (a->datSet_len && !visible_string(a->datSet, a->datSet_len))))
+		return -EINVAL;
+	if ((a->present & SV_HAS_REFRTM) && !a->refrTm)
+		return -EINVAL;
+	if ((a->present & SV_HAS_GMIDENTITY) && !a->gmIdentity)
+		return -EINVAL;
+	if (a->seqData_len && !a->seqData)
+		return -EINVAL;
+	return 0;
+}
+
+static int encode(const struct sv_view *v, uint8_t *buf, size_t cap, struct sv_template *t)
+{
+	uint32_t asdu_sz[SV_MAX_ASDU];
+	uint32_t seq_len = 0, pdu_content, apdu_len, length, hdr, total;
+	uint8_t *p = buf;
+	unsigned i;
+	int err;
+
+	if (!v->dst || !v->src || v->noASDU < 1 || v->noASDU > SV_MAX_ASDU)
+		return -EINVAL;
+	if (v->security_tag && v->security_tag != TAG_SECURITY && v->security_tag != TAG_SECURITY_C)
+		return -EINVAL;
+	for (i = 0; i < v->noASDU; i++) {
+		if ((err = check_asdu(&v->asdu[i])))
+			return err;
+		asdu_sz[i] = asdu_content_size(&v->asdu[i]);
+		seq_len += tlv_size(asdu_sz[i]);
+	}
+	pdu_content = tlv_size(v->noASDU < 0x80 ? 1 : v->noASDU < 0x8000 ? 2 : 3) + tlv_size(seq_len);
+	if (v->security_tag)
+		pdu_content += tlv_size(v->security_len);
+	apdu_len = tlv_size(pdu_content);
+	length = SV_HEADER_LEN + apdu_len;
+	if (length > 0xffff)
+		return -EINVAL;
+	hdr = 14 + (v->vlan ? 4 : 0) + (v->redundancy == SV_RED_HSR ? 6 : 0);
+	total = hdr + length + (v->redundancy == SV_RED_PRP ? 6 : 0);
+	if (total < 60)
+		total = 60;
+	if (total > cap)
+		return -ENOSPC;
+
+	memcpy(p, v->dst, 6);
+	memcpy(p + 6, v->src, 6);
+	p += 12;
+	if (v->vlan) {
+		sv_put_be16(p, SV_ETHERTYPE_VLAN);
+		sv_put_be16(p + 2, (uint16_t)((v->vlan_pcp & 7) << 13 | (v->vlan_dei & 1) << 12 | (v->vlan_id & 0xfff)));
+		p += 4;
+	}
+	if (v->redundancy == SV_RED_HSR) {
+		/* LSDU size: octets after the HSR EtherType, through the end of the SV PDU */
+		sv_put_be16(p, SV_ETHERTYPE_HSR);
+		sv_put_be16(p + 2, (uint16_t)((v->red_lan & 0xf) << 12 | ((length + 6) & 0xfff)));
+		sv_put_be16(p + 4, v->red_seq);
+		p += 6;
+	}
+	sv_put_be16(p, SV_ETHERTYPE);
+	p += 2;
+	sv_put_be16(p, v->appid);
+	sv_put_be16(p + 2, (uint16_t)length);
+	sv_put_be16(p + 4, (uint16_t)((v->reserved1 & ~SV_RESERVED1_SIMULATED) |
+				       (v->simulated ? SV_RESERVED1_SIMULATED : 0)));
+	sv_put_be16(p + 6, v->reserved2);
+	p += SV_HEADER_LEN;
+
+	*p++ = TAG_SAVPDU;
+	p = put_len(p, pdu_content);
+	*p++ = TAG_NOASDU;
+	if (v->noASDU < 0x80) {
+		*p++ = 1;
+		*p++ = (uint8_t)v->noASDU;
+	} else if (v->noASDU < 0x8000) {
+		*p++ = 2;
+		sv_put_be16(p, v->noASDU);
+		p += 2;
+	} else {
+		*p++ = 3;
+		*p++ = 0;
+		sv_put_be16(p, v->noASDU);
+		p += 2;
+	}
+	if (v->security_tag)
+		p = put_tlv(p, v->security_tag, v->security, v->security_len);
+	*p++ = TAG_SEQASDU;
+	p = put_len(p, seq_len);
+	for (i = 0; i < v->noASDU; i++) {
+		const struct sv_asdu *a = &v->asdu[i];
+		uint8_t w[4];
+
+		*p++ = TAG_ASDU;
+		p = put_len(p, asdu_sz[i]);
+		p = put_tlv(p, TAG_SVID, a->svID, a->svID_len);
+		if (a->present & SV_HAS_DATSET)
+			p = put_tlv(p, TAG_DATSET, a->datSet, a->datSet_len);
+		sv_put_be16(w, a->smpCnt);
+		if (t)
+			t->smpcnt_off[i] = (uint16_t)(p + 2 - buf);
+		p = put_tlv(p, TAG_SMPCNT, w, 2);
+		sv_put_be32(w, a->confRev);
+		p = put_tlv(p, TAG_CONFREV, w, 4);
+		if (t)
+			t->refrtm_off[i] = 0;
+		if (a->present & SV_HAS_REFRTM) {
+			if (t)
+				t->refrtm_off[i] = (uint16_t)(p + 2 - buf);
+			p = put_tlv(p, TAG_REFRTM, a->refrTm, SV_REFRTM_LEN);
+		}
+		p = put_tlv(p, TAG_SMPSYNCH, &a->smpSynch, 1);
+		if (a->present & SV_HAS_SMPRATE) {
+			sv_put_be16(w, a->smpRate);
+			p = put_tlv(p, TAG_SMPRATE, w, 2);
+		}
+		if (t)
+			t->seqdata_off[i] = (uint16_t)(p + 1 + ber_len_size(a->seqData_len) - buf);
+		p = put_tlv(p, TAG_SEQDATA, a->seqData, a->seqData_len);
+		if (a->present & SV_HAS_SMPMOD) {
+			sv_put_be16(w, a->smpMod);
+			p = put_tlv(p, TAG_SMPMOD, w, 2);
+		}
+		if (a->present & SV_HAS_GMIDENTITY)
+			p = put_tlv(p, TAG_GMID, a->gmIdentity, SV_GMIDENTITY_LEN);
+	}
+	if (t)
+		t->prp_off = 0;
+	if (v->redundancy == SV_RED_PRP) {
+		uint32_t lsdu;
+
+		/* The RCT is the last six octets: padding, if any, goes before it (IEC 62439-3 §4.1.10). */
+		if ((uint32_t)(p - buf) + 6 < 60) {
+			memset(p, 0, 60 - 6 - (uint32_t)(p - buf));
+			p = buf + 60 - 6;
+		}
+		/* LSDU_size: from after the EtherType/TPID at offset 12 (less a VLAN tag) through the RCT */
+		lsdu = (uint32_t)(p - buf) + 6 - 14 - (v->vlan ? 4 : 0);
+
+		if (t)
+			t->prp_off = (uint16_t)(p - buf);
+		sv_put_be16(p, v->red_seq);
+		sv_put_be16(p + 2, (uint16_t)(((v->red_lan ? v->red_lan : 0xA) & 0xf) << 12 | (lsdu & 0xfff)));
+		sv_put_be16(p + 4, SV_PRP_SUFFIX);
+		p += 6;
+	}
+	if ((uint32_t)(p - buf) < total)
+		memset(p, 0, total - (uint32_t)(p - buf)); /* Ethernet padding to the 60-octet minimum */
+	return (int)total;
+}
+
+int sv_codec_encode(const struct sv_view *v, uint8_t *buf, size_t cap)
+{
+	return encode(v, buf, cap, NULL);
+}
+
+int sv_template_init(struct sv_template *t, const struct sv_view *v)
+{
+	uint16_t nch;
+	int n;
+
+	if (v->noASDU > SV_TEMPLATE_MAX_ASDU)
+		return -ENOSPC;
+	if (v->noASDU < 1)
+		return -EINVAL;
+	nch = v->asdu[0].seqData_len / 8;
+	for (unsigned i = 0; i < v->noASDU; i++)
+		if (v->asdu[i].seqData_len % 8 || v->asdu[i].seqData_len / 8 != nch)
+			return -EINVAL;
+	n = encode(v, t->frame, sizeof(t->frame), t);
+	if (n < 0)
+		return n;
+	t->len = (uint16_t)n;
+	t->noASDU = v->noASDU;
+	t->nchannels = nch;
+	return 0;
+}
+
+void sv_utctime_put(uint8_t out[8], int64_t ns_utc, uint8_t time_quality)
+{
+	int64_t sec = ns_utc / 1000000000;
+	int64_t rem = ns_utc % 1000000000;
+	uint32_t frac;
+
+	if (rem < 0) {
+		rem += 1000000000;
+		sec--;
+	}
+	/* 24-bit binary fraction, rounded down so a time never moves into the next second */
+	frac = (uint32_t)(((uint64_t)rem << 24) / 1000000000u);
+	sv_put_be32(out, (uint32_t)sec);
+	out[4] = (uint8_t)(frac >> 16);
+	out[5] = (uint8_t)(frac >> 8);
+	out[6] = (uint8_t)frac;
+	out[7] = time_quality;
+}
+
+int64_t sv_utctime_get(const uint8_t in[8])
+{
+	uint32_t frac = (uint32_t)in[4] << 16 | (uint32_t)in[5] << 8 | in[6];
+
+	/* round to nearest so put(get(x)) is stable */
+	return (int64_t)sv_be32(in) * 1000000000 + (int64_t)((((uint64_t)frac * 1000000000u) + (1u << 23)) >> 24);
+}

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * IEC 61850-9-2 Sampled Values codec: a whole Ethernet frame <-> a read-only view.
+ *
+ * Decoding is strict, bounds-checked, allocation-free and never writes into the frame: the view points
+ * into the caller's buffer, which must outlive it. Every failure is one named error (sv_codec_strerror)
+ * with the byte offset, counted from the first byte of the frame, where the fault was found.
+ * The names are the contract with users and tests; docs/errors.md lists them.
+ *
+ * Wire structure (IEC 61850-9-2 Ed 2.1 §8.5, ASN.1 in Wireshark's sv.asn):
+ *   dst(6) src(6) [0x8100 TCI] 0x88BA | APPID Length Reserved1 Reserved2 | savPdu 0x60 {
+ *     noASDU 0x80, [security 0x81|0xA1], seqASDU 0xA2 { ASDU 0x30 { svID 0x80, [datSet 0x81],
+ *     smpCnt 0x82(2), confRev 0x83(4), [refrTm 0x84(8)], smpSynch 0x85(1), [smpRate 0x86(2)],
+ *     seqData 0x87(n), [smpMod 0x88(2)], [gmIdentity 0x89(8)] } ... } }
+ *   [Ethernet padding | PRP redundancy control trailer (IEC 62439-3 §4.1.10)]
+ */
+#ifndef SV_CODEC_H
+#define SV_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SV_ETHERTYPE 0x88BA
+#define SV_ETHERTYPE_VLAN 0x8100
+#define SV_ETHERTYPE_HSR 0x892F
+#define SV_PRP_SUFFIX 0x88FB
+#define SV_HEADER_LEN 8			/* APPID, Length, Reserved1, Reserved2 */
+#define SV_RESERVED1_SIMULATED 0x8000	/* Reserved1 bit 15, "S" (IEC 61850-9-2 Ed 2 §5.3.3.4) */
+#define SV_REFRTM_LEN 8
+#define SV_GMIDENTITY_LEN 8
+/* Implementation limit of one view: a 9000-byte jumbo frame holds at most ~450 minimal ASDUs. */
+#define SV_MAX_ASDU 512
+/* svID and datSet are VisibleString; 9-2 limits svID to 129 octets (MSVCB name length). */
+#define SV_MAX_ID_LEN 129
+
+/* X-macro: one row per decode error, (ENUM, "name", "what it means"). Keep docs/errors.md in step. */
+#define SV_CODEC_ERRORS(X)                                                                            \
+	X(ETH_TRUNCATED, "eth_truncated", "frame shorter than the Ethernet header")                   \
+	X(VLAN_TRUNCATED, "vlan_truncated", "frame ends inside the 802.1Q tag")                       \
+	X(HSR_TRUNCATED, "hsr_truncated", "frame ends inside the HSR tag")                            \
+	X(NOT_SV, "not_sv", "EtherType is not 0x88BA (not an SV frame)")                             \
+	X(HEADER_TRUNCATED, "header_truncated", "frame ends inside the 8-octet SV header")            \
+	X(LENGTH_TOO_SMALL, "length_too_small", "SV Length is below the header and an empty savPdu")  \
+	X(LENGTH_EXCEEDS_FRAME, "length_exceeds_frame", "SV Length runs past the end of the frame")   \
+	X(APDU_TAG, "apdu_tag", "savPdu does not start with tag 0x60")                               \
+	X(BER_LENGTH, "ber_length", "malformed BER length (indefinite, over 4 octets or truncated)")  \
+	X(OVERRUN, "overrun", "an element's length runs past its parent")                            \
+	X(APDU_LENGTH, "apdu_length", "savPdu does not end where SV Length says")                     \
+	X(NOASDU_MISSING, "noasdu_missing", "savPdu has no noASDU [0]")                               \
+	X(NOASDU_WIDTH, "noasdu_width", "noASDU is not a 1..3 octet INTEGER")                         \
+	X(NOASDU_RANGE, "noasdu_range", "noASDU outside 1..65535")                                    \
+	X(SEQASDU_MISSING, "seqasdu_missing", "savPdu has no seqASDU [2]")                            \
+	X(APDU_UNKNOWN_FIELD, "apdu_unknown_field", "unexpected, repeated or out-of-order savPdu field")\
+	X(ASDU_TAG, "asdu_tag", "seqASDU holds something other than an ASDU SEQUENCE (0x30)")         \
+	X(ASDU_COUNT, "asdu_count", "number of ASDUs differs from noASDU")                            \
+	X(ASDU_LIMIT, "asdu_limit", "more ASDUs than one view holds (SV_MAX_ASDU)")                   \
+	X(SVID_MISSING, "svid_missing", "ASDU has no svID [0]")                                       \
+	X(SVID_LENGTH, "svid_length", "svID empty or longer than 129 octets")                         \
+	X(SVID_CHARSET, "svid_charset", "svID is not a VisibleString (0x20..0x7E)")                   \
+	X(DATSET_LENGTH, "datset_length", "datSet longer than 129 octets")                            \
+	X(DATSET_CHARSET, "datset_charset", "datSet is not a VisibleString (0x20..0x7E)")             \
+	X(SMPCNT_MISSING, "smpcnt_missing", "ASDU has no smpCnt [2]")                                 \
+	X(SMPCNT_WIDTH, "smpcnt_width", "smpCnt is not exactly 2 octets")                             \
+	X(CONFREV_MISSING, "confrev_missing", "ASDU has no confRev [3]")                              \
+	X(CONFREV_WIDTH, "confrev_width", "confRev is not exactly 4 octets")                          \
+	X(REFRTM_WIDTH, "refrtm_width", "refrTm is not exactly 8 octets")                             \
+	X(SMPSYNCH_MISSING, "smpsynch_missing", "ASDU has no smpSynch [5]")                           \
+	X(SMPSYNCH_WIDTH, "smpsynch_width", "smpSynch is not exactly 1 octet")                        \
+	X(SMPRATE_WIDTH, "smprate_width", "smpRate is not exactly 2 octets")                          \
+	X(SEQDATA_MISSING, "seqdata_missing", "ASDU has no seqData [7]")                              \
+	X(SMPMOD_WIDTH, "smpmod_width", "smpMod is not exactly 2 octets")                             \
+	X(GMID_WIDTH, "gmidentity_width", "gmIdentity is not exactly 8 octets")                       \
+	X(FIELD_ORDER, "field_order", "a known ASDU field out of the standard's order, or repeated")    \
+	X(ASDU_UNKNOWN_FIELD, "asdu_unknown_field", "a field the ASDU definition does not have")
+
+enum sv_codec_err {
+	SV_OK = 0,
+#define SV_X_ENUM(e, name, text) SV_E_##e,
+	SV_CODEC_ERRORS(SV_X_ENUM)
+#undef SV_X_ENUM
+	SV_E__COUNT
+};
+
+/* "smpcnt_width" etc.; "ok" for SV_OK; "unknown" outside the range. */
+const char *sv_codec_strerror(int err);
+/* One-sentence description for people. */
+const char *sv_codec_describe(int err);
+
+struct sv_codec_error {
+	int code;	 /* enum sv_codec_err */
+	uint32_t offset; /* byte offset from the start of the frame where the fault is */
+};
+
+/* Which optional ASDU fields are present (sv_asdu.present). */
+enum {
+	SV_HAS_DATSET = 1u << 0,
+	SV_HAS_REFRTM = 1u << 1,
+	SV_HAS_SMPRATE = 1u << 2,
+	SV_HAS_SMPMOD = 1u << 3,
+	SV_HAS_GMIDENTITY = 1u << 4,
+};
+
+/* smpSynch values (IEC 61850-9-2 Ed 2.1 Table 15): 5..254 are local-area clocks by identity. */
+enum {
+	SV_SMPSYNCH_NONE = 0,
+	SV_SMPSYNCH_LOCAL = 1,
+	SV_SMPSYNCH_GLOBAL = 2,
+};
+
+/* smpMod values. */
+enum {
+	SV_SMPMOD_PER_PERIOD = 0,
+	SV_SMPMOD_PER_SECOND = 1,
+	SV_SMPMOD_SECONDS_PER_SAMPLE = 2,
+};
+
+/* One ASDU, fields as on the wire (IEC 61850-9-2 names). Pointers point into the frame. */
+struct sv_asdu {
+	const uint8_t *svID;	   /* not NUL-terminated */
+	const uint8_t *datSet;	   /* NULL when absent */
+	const uint8_t *refrTm;	   /* 8 octets, or NULL */
+	const uint8_t *seqData;	   /* may have length 0 */
+	const uint8_t *gmIdentity; /* 8 octets, or NULL */
+	uint32_t confRev;
+	uint16_t svID_len;
+	uint16_t datSet_len;
+	uint16_t seqData_len;
+	uint16_t smpCnt;
+	uint16_t smpRate; /* valid when present & SV_HAS_SMPRATE */
+	uint16_t smpMod;  /* valid when present & SV_HAS_SMPMOD */
+	uint8_t smpSynch; /* unsigned: 0xC8 is 200 */
+	uint8_t present;  /* SV_HAS_* */
+	uint16_t offset;  /* offset of the ASDU's 0x30 tag in the frame */
+};
+
+/* Redundancy information found around the SV PDU. */
+enum sv_redundancy {
+	SV_RED_NONE = 0,
+	SV_RED_PRP, /* PRP redundancy control trailer (RCT) after the PDU */
+	SV_RED_HSR, /* HSR tag before the SV EtherType */
+};
+
+/* A decoded frame. Filled by sv_codec_decode(); only asdu[0 .. noASDU-1] are valid. */
+struct sv_view {
+	const uint8_t *frame;
+	uint32_t frame_len;
+	const uint8_t *dst; /* 6 octets */
+	const uint8_t *src; /* 6 octets */
+	bool vlan;	    /* an 802.1Q tag was in the frame bytes (the inner one when 802.1ad + 802.1Q) */
+	uint8_t vlan_pcp;
+	uint8_t vlan_dei;
+	uint16_t vlan_id;
+	uint16_t appid;
+	uint16_t length; /* SV Length: APPID .. end of savPdu */
+	uint16_t reserved1;
+	uint16_t reserved2;
+	bool simulated;	 /* Reserved1 bit 15 */
+	uint16_t noASDU; /* equals the number of ASDUs (checked) */
+	const uint8_t *security; /* contents of security [1], or NULL */
+	uint16_t security_len;
+	uint8_t security_tag;	/* 0x81 primitive or 0xA1 constructed, 0 when absent */
+	uint32_t sv_offset;	/* offset of APPID */
+	uint32_t pdu_end;	/* offset just past the savPdu (= sv_offset + length) */
+	uint32_t trailer_len;	/* octets after pdu_end: padding, redundancy trailer */
+	uint8_t redundancy;	/* enum sv_redundancy */
+	uint8_t red_lan;	/* PRP LanId (0xA = LAN A, 0xB = LAN B) or HSR path id */
+	uint16_t red_seq;	/* PRP/HSR sequence number */
+	uint16_t red_lsdu_size; /* PRP LSDU_size or HSR LSDU size, as carried */
+	struct sv_asdu asdu[SV_MAX_ASDU];
+};
+
+/*
+ * Decodes one whole Ethernet frame (no FCS) into @v. Returns 0, or -EBADMSG with @err (may be NULL) set;
+ * an Ethernet frame that is not SV gives -EBADMSG with code SV_E_NOT_SV. @v's contents are unspecified
+ * after an error. O(frame length), no allocation, never writes to @frame.
+ */
+int sv_codec_decode(const uint8_t *frame, size_t len, struct sv_view *v, struct sv_codec_error *err);
+
+/*
+ * Encodes @v (frame/pdu offsets, trailer fields and the ASDUs' offset are ignored; lengths are computed
+ * in minimal BER form; Length is computed) into @buf. @v->dst, @v->src must be set. noASDU ASDUs are taken
+ * from asdu[]. A PRP trailer is appended when @v->redundancy is SV_RED_PRP (red_seq, red_lan; LSDU size is
+ * computed); Ethernet padding is added up to 60 octets. Returns the frame length, or -EINVAL (bad field,
+ * e.g. width) or -ENOSPC (@cap too small).
+ */
+int sv_codec_encode(const struct sv_view *v, uint8_t *buf, size_t cap);
+
+/* Sequence-of-(INT32 value, 32-bit quality) view of seqData: 9-2LE and IEC 61869-9 datasets. */
+static inline unsigned sv_asdu_nchannels(const struct sv_asdu *a)
+{
+	return (a->seqData_len % 8 == 0) ? a->seqData_len / 8u : 0;
+}
+
+static inline uint32_t sv_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint16_t sv_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline void sv_put_be16(uint8_t *p, uint16_t x)
+{
+	p[0] = (uint8_t)(x >> 8);
+	p[1] = (uint8_t)x;
+}
+
+static inline void sv_put_be32(uint8_t *p, uint32_t x)
+{
+	p[0] = (uint8_t)(x >> 24);
+	p[1] = (uint8_t)(x >> 16);
+	p[2] = (uint8_t)(x >> 8);
+	p[3] = (uint8_t)x;
+}
+
+/* Channel @i of seqData (i < sv_asdu_nchannels()): value and quality. */
+static inline int32_t sv_asdu_value(const struct sv_asdu *a, unsigned i)
+{
+	return (int32_t)sv_be32(a->seqData + 8u * i);
+}
+
+static inline uint32_t sv_asdu_quality(const struct sv_asdu *a, unsigned i)
+{
+	return sv_be32(a->seqData + 8u * i + 4u);
+}
+
+/* IEC 61850 UtcTime (refrTm, 8.1.3.7 of 8-1): 4 octets seconds since 1970-01-01 UTC, 3 octets fraction
+ * of a second (x 2^-24), 1 octet TimeQuality. @ns_utc is nanoseconds since the epoch on UTC. */
+void sv_utctime_put(uint8_t out[8], int64_t ns_utc, uint8_t time_quality);
+int64_t sv_utctime_get(const uint8_t in[8]);
+
+/*
+ * Publishing fast path. A template is one encoded frame of a stream plus the offsets of what changes per
+ * frame; IEC 61850-9-2 fixes the widths of smpCnt, refrTm and the dataset, so per frame only those octets
+ * are rewritten, in place, and no length changes.
+ */
+#define SV_TEMPLATE_MAX_ASDU 16
+#define SV_TEMPLATE_MAX_FRAME 1536
+
+struct sv_template {
+	uint8_t frame[SV_TEMPLATE_MAX_FRAME];
+	uint16_t len;
+	uint16_t noASDU;
+	uint16_t nchannels; /* INT32 + quality pairs per ASDU (seqData_len / 8) */
+	uint16_t prp_off;   /* offset of the PRP sequence number, 0 without PRP */
+	uint16_t smpcnt_off[SV_TEMPLATE_MAX_ASDU];
+	uint16_t seqdata_off[SV_TEMPLATE_MAX_ASDU];
+	uint16_t refrtm_off[SV_TEMPLATE_MAX_ASDU]; /* 0 when the ASDU has no refrTm */
+};
+
+/*
+ * Encodes @v once into @t and records the patch offsets. Every ASDU's seqData must be 8 * n octets with the
+ * same n (its content is the initial values). Returns 0, -EINVAL (shape not templatable, see
+ * sv_codec_encode) or -ENOSPC (frame over SV_TEMPLATE_MAX_FRAME, over SV_TEMPLATE_MAX_ASDU ASDUs).
+ */
+int sv_template_init(struct sv_template *t, const struct sv_view *v);
+
+static inline void sv_template_set_smpcnt(struct sv_template *t, unsigned asdu, uint16_t smpCnt)
+{
+	sv_put_be16(t->frame + t->smpcnt_off[asdu], smpCnt);
+}
+
+/* Channel values (and qualities unless @quality is NULL) of one ASDU; t->nchannels entries each. */
+static inline void sv_template_set_values(struct sv_template *t, unsigned asdu, const int32_t *values,
+					  const uint32_t *quality)
+{
+	uint8_t *p = t->frame + t->seqdata_off[asdu];
+
+	for (unsigned i = 0; i < t->nchannels; i++, p += 8) {
+		sv_put_be32(p, (uint32_t)values[i]);
+		if (quality)
+			sv_put_be32(p + 4, quality[i]);
+	}
+}
+
+/* No-op on an ASDU without refrTm. */
+static inline void sv_template_set_refrtm(struct sv_template *t, unsigned asdu, int64_t ns_utc,
+					  uint8_t time_quality)
+{
+	if (t->refrtm_off[asdu])
+		sv_utctime_put(t->frame + t->refrtm_off[asdu], ns_utc, time_quality);
+}
+
+static inline void sv_template_set_prp_seq(struct sv_template *t, uint16_t seq)
+{
+	if (t->prp_off)
+		sv_put_be16(t->frame + t->prp_off, seq);
+}
+
+#endif /* SV_CODEC_H */
