@@ -201,8 +201,9 @@ static inline uint32_t be_n(const uint8_t *p, uint32_t n)
 		}                                                                                     \
 	} while (0)
 
-/* Decodes the ASDU content [p, end) into @a. */
-static int decode_asdu(const uint8_t *frame, const uint8_t *p, const uint8_t *end, struct sv_asdu *a,
+/* Decodes the ASDU content [p, end) into @a: the general path, for every encoding BER allows, and the one
+ * that names the error. */
+static __attribute__((noinline, cold)) int decode_asdu_slow(const uint8_t *frame, const uint8_t *p, const uint8_t *end, struct sv_asdu *a,
 		       struct sv_codec_error *err)
 {
 	struct cur c = { .p = p, .end = end };
@@ -349,6 +350,92 @@ fail:
 	return -EBADMSG;
 }
 
+/*
+ * The fast path: the canonical encoding every publisher in the captures uses (short-form lengths, the fixed
+ * widths as tag+length pairs compared 16 bits at a time). Anything else, valid or not, is handed to
+ * decode_asdu_slow(), which starts over and either accepts it or names the error; the two must agree on
+ * everything they both accept (the fuzz target cross-checks them with SV_CODEC_CROSSCHECK).
+ */
+static inline int decode_asdu_fast(const uint8_t *p, const uint8_t *end, struct sv_asdu *a)
+{
+	const uint8_t *q = p;
+	uint32_t n;
+	uint8_t present = 0;
+
+	if (end - q < 2 || q[0] != TAG_SVID)
+		return -1;
+	n = q[1];
+	if (n == 0 || n >= 0x80 || (uint32_t)(end - q - 2) < n || !visible_string(q + 2, n))
+		return -1;
+	a->svID = q + 2;
+	a->svID_len = (uint16_t)n;
+	q += 2 + n;
+	a->datSet = NULL;
+	a->datSet_len = 0;
+	a->refrTm = NULL;
+	a->gmIdentity = NULL;
+	if (end - q >= 2 && q[0] == TAG_DATSET) {
+		n = q[1];
+		if (n >= 0x80 || (uint32_t)(end - q - 2) < n || !visible_string(q + 2, n))
+			return -1;
+		a->datSet = q + 2;
+		a->datSet_len = (uint16_t)n;
+		present |= SV_HAS_DATSET;
+		q += 2 + n;
+	}
+	if (end - q < 10 || sv_be16(q) != 0x8202 || sv_be16(q + 4) != 0x8304)
+		return -1;
+	a->smpCnt = sv_be16(q + 2);
+	a->confRev = sv_be32(q + 6);
+	q += 10;
+	if (end - q >= 10 && sv_be16(q) == 0x8408) {
+		a->refrTm = q + 2;
+		present |= SV_HAS_REFRTM;
+		q += 10;
+	}
+	if (end - q < 3 || sv_be16(q) != 0x8501)
+		return -1;
+	a->smpSynch = q[2];
+	q += 3;
+	if (end - q >= 4 && sv_be16(q) == 0x8602) {
+		a->smpRate = sv_be16(q + 2);
+		present |= SV_HAS_SMPRATE;
+		q += 4;
+	}
+	if (end - q < 2 || q[0] != TAG_SEQDATA)
+		return -1;
+	n = q[1];
+	if (n < 0x80) {
+		q += 2;
+	} else if (n == 0x81 && end - q >= 3 && q[2] >= 0x80) {
+		n = q[2];
+		q += 3;
+	} else {
+		return -1;
+	}
+	if ((uint32_t)(end - q) < n)
+		return -1;
+	a->seqData = q;
+	a->seqData_len = (uint16_t)n;
+	q += n;
+	if (q != end) {
+		if (end - q >= 4 && sv_be16(q) == 0x8802) {
+			a->smpMod = sv_be16(q + 2);
+			present |= SV_HAS_SMPMOD;
+			q += 4;
+		}
+		if (end - q >= 10 && sv_be16(q) == 0x8908) {
+			a->gmIdentity = q + 2;
+			present |= SV_HAS_GMIDENTITY;
+			q += 10;
+		}
+		if (q != end)
+			return -1;
+	}
+	a->present = present;
+	return 0;
+}
+
 /* PRP redundancy control trailer (IEC 62439-3 §4.1.10): SeqNr(16) LanId(4) LSDU_size(12) 0x88FB, the last
  * six octets of the frame. Recognised by the suffix and a LanId of A or B. */
 static void detect_prp(struct sv_view *v)
@@ -368,7 +455,9 @@ static void detect_prp(struct sv_view *v)
 	v->red_lsdu_size = sv_be16(r + 2) & 0x0fff;
 }
 
-int sv_codec_decode(const uint8_t *frame, size_t len, struct sv_view *v, struct sv_codec_error *err)
+/* The general path over the whole frame: every encoding BER allows, and the named errors. */
+static __attribute__((noinline, cold)) int decode_slow(const uint8_t *frame, size_t len, struct sv_view *v,
+							 struct sv_codec_error *err)
 {
 	const uint8_t *end = frame + len, *p, *apdu_end, *seq_end;
 	struct cur c;
@@ -514,7 +603,7 @@ int sv_codec_decode(const uint8_t *frame, size_t len, struct sv_view *v, struct 
 		if ((e = tlv_next(&c, &t, &at)))
 			goto fail_code;
 		v->asdu[n].offset = (uint16_t)(t.tag_at - frame);
-		if (decode_asdu(frame, t.val, t.val + t.len, &v->asdu[n], err))
+		if (decode_asdu_slow(frame, t.val, t.val + t.len, &v->asdu[n], err))
 			return -EBADMSG;
 	}
 	if (n != noasdu)
@@ -530,6 +619,147 @@ fail_code:
 		err->offset = (uint32_t)(at - frame);
 	}
 	return -EBADMSG;
+}
+
+/* BER length at @p (short form, or 0x81/0x82 long forms) for the fast path; NULL for anything else. */
+static inline const uint8_t *len_fast(const uint8_t *p, const uint8_t *end, uint32_t *n)
+{
+	if (p >= end)
+		return NULL;
+	if (p[0] < 0x80) {
+		*n = p[0];
+		return p + 1;
+	}
+	if (p[0] == 0x81 && end - p >= 2) {
+		*n = p[1];
+		return p + 2;
+	}
+	if (p[0] == 0x82 && end - p >= 3) {
+		*n = sv_be16(p + 1);
+		return p + 3;
+	}
+	return NULL;
+}
+
+/*
+ * The fast path over the whole frame, for what publishers send: at most one 802.1Q tag, the canonical field
+ * encodings. It returns -1 on anything else, valid or not; decode_slow() then starts over and either accepts
+ * the frame or names the error. Both paths fill the view identically where both accept (the fuzz target
+ * builds with SV_CODEC_CROSSCHECK and compares them on every input).
+ */
+static inline int decode_fast(const uint8_t *frame, size_t len, struct sv_view *v)
+{
+	const uint8_t *p, *apdu_end, *seq_end;
+	uint32_t off = 14, n, noasdu, k;
+	uint16_t et;
+
+	if (len < 14 + SV_HEADER_LEN + 2)
+		return -1;
+	et = sv_be16(frame + 12);
+	v->vlan = false;
+	v->vlan_pcp = 0;
+	v->vlan_dei = 0;
+	v->vlan_id = 0;
+	if (et == SV_ETHERTYPE_VLAN) {
+		uint16_t tci = sv_be16(frame + 14);
+
+		v->vlan = true;
+		v->vlan_pcp = (uint8_t)(tci >> 13);
+		v->vlan_dei = (uint8_t)((tci >> 12) & 1);
+		v->vlan_id = tci & 0x0fff;
+		et = sv_be16(frame + 16);
+		off = 18;
+	}
+	if (et != SV_ETHERTYPE || len < off + SV_HEADER_LEN + 2)
+		return -1;
+	p = frame + off;
+	v->frame = frame;
+	v->frame_len = (uint32_t)len;
+	v->dst = frame;
+	v->src = frame + 6;
+	v->sv_offset = off;
+	v->appid = sv_be16(p);
+	v->length = sv_be16(p + 2);
+	v->reserved1 = sv_be16(p + 4);
+	v->reserved2 = sv_be16(p + 6);
+	v->simulated = (v->reserved1 & SV_RESERVED1_SIMULATED) != 0;
+	if (v->length < SV_HEADER_LEN + 2 || v->length > len - off)
+		return -1;
+	v->pdu_end = off + v->length;
+	v->trailer_len = (uint32_t)len - v->pdu_end;
+	apdu_end = p + v->length;
+	p += SV_HEADER_LEN;
+	if (p[0] != TAG_SAVPDU || !(p = len_fast(p + 1, apdu_end, &n)) || p + n != apdu_end)
+		return -1;
+	/* noASDU 80 01 nn, 1 <= nn <= 127; no security field */
+	if (apdu_end - p < 5 || p[0] != TAG_NOASDU || p[1] != 1 || p[2] == 0 || p[2] >= 0x80 || p[3] != TAG_SEQASDU)
+		return -1;
+	noasdu = p[2];
+	if (!(p = len_fast(p + 4, apdu_end, &n)) || p + n != apdu_end)
+		return -1;
+	seq_end = apdu_end;
+	for (k = 0; p < seq_end; k++) {
+		const uint8_t *a;
+
+		if (k == noasdu || p[0] != TAG_ASDU || !(a = len_fast(p + 1, seq_end, &n)) || (uint32_t)(seq_end - a) < n)
+			return -1;
+		v->asdu[k].offset = (uint16_t)(p - frame);
+		if (decode_asdu_fast(a, a + n, &v->asdu[k]))
+			return -1;
+		p = a + n;
+	}
+	if (k != noasdu)
+		return -1;
+	v->noASDU = (uint16_t)noasdu;
+	v->security = NULL;
+	v->security_len = 0;
+	v->security_tag = 0;
+	v->redundancy = SV_RED_NONE;
+	v->red_lan = 0;
+	v->red_seq = 0;
+	v->red_lsdu_size = 0;
+	if (v->trailer_len)
+		detect_prp(v);
+	return 0;
+}
+
+#ifdef SV_CODEC_CROSSCHECK
+#include <stdlib.h>
+/* Fuzzing aid: the fast path must agree with the general one on everything it accepts. */
+static void crosscheck(const uint8_t *frame, size_t len, const struct sv_view *a)
+{
+	static struct sv_view b;
+
+	if (decode_slow(frame, len, &b, NULL))
+		abort();
+#define SAME(f) if (a->f != b.f) abort()
+	SAME(frame); SAME(frame_len); SAME(dst); SAME(src); SAME(vlan); SAME(vlan_pcp); SAME(vlan_dei); SAME(vlan_id);
+	SAME(appid); SAME(length); SAME(reserved1); SAME(reserved2); SAME(simulated); SAME(noASDU); SAME(security);
+	SAME(security_len); SAME(security_tag); SAME(sv_offset); SAME(pdu_end); SAME(trailer_len); SAME(redundancy);
+	SAME(red_lan); SAME(red_seq); SAME(red_lsdu_size);
+	for (unsigned i = 0; i < a->noASDU; i++) {
+		SAME(asdu[i].svID); SAME(asdu[i].svID_len); SAME(asdu[i].datSet); SAME(asdu[i].datSet_len);
+		SAME(asdu[i].smpCnt); SAME(asdu[i].confRev); SAME(asdu[i].refrTm); SAME(asdu[i].smpSynch);
+		SAME(asdu[i].seqData); SAME(asdu[i].seqData_len); SAME(asdu[i].gmIdentity); SAME(asdu[i].present);
+		SAME(asdu[i].offset);
+		if (a->asdu[i].present & SV_HAS_SMPRATE)
+			SAME(asdu[i].smpRate);
+		if (a->asdu[i].present & SV_HAS_SMPMOD)
+			SAME(asdu[i].smpMod);
+	}
+#undef SAME
+}
+#endif
+
+int sv_codec_decode(const uint8_t *frame, size_t len, struct sv_view *v, struct sv_codec_error *err)
+{
+	if (decode_fast(frame, len, v) == 0) {
+#ifdef SV_CODEC_CROSSCHECK
+		crosscheck(frame, len, v);
+#endif
+		return 0;
+	}
+	return decode_slow(frame, len, v, err);
 }
 
 /* ---- encoding ---- */

@@ -192,28 +192,40 @@ static inline unsigned sv_asdu_nchannels(const struct sv_asdu *a)
 	return (a->seqData_len % 8 == 0) ? a->seqData_len / 8u : 0;
 }
 
+/* Big-endian loads and stores of unaligned octets (one load/store and a byte swap on x86 and arm64). */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define sv__swap16(x) __builtin_bswap16(x)
+#define sv__swap32(x) __builtin_bswap32(x)
+#else
+#define sv__swap16(x) (x)
+#define sv__swap32(x) (x)
+#endif
 static inline uint32_t sv_be32(const uint8_t *p)
 {
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	uint32_t x;
+
+	__builtin_memcpy(&x, p, 4);
+	return sv__swap32(x);
 }
 
 static inline uint16_t sv_be16(const uint8_t *p)
 {
-	return (uint16_t)(p[0] << 8 | p[1]);
+	uint16_t x;
+
+	__builtin_memcpy(&x, p, 2);
+	return sv__swap16(x);
 }
 
 static inline void sv_put_be16(uint8_t *p, uint16_t x)
 {
-	p[0] = (uint8_t)(x >> 8);
-	p[1] = (uint8_t)x;
+	x = sv__swap16(x);
+	__builtin_memcpy(p, &x, 2);
 }
 
 static inline void sv_put_be32(uint8_t *p, uint32_t x)
 {
-	p[0] = (uint8_t)(x >> 24);
-	p[1] = (uint8_t)(x >> 16);
-	p[2] = (uint8_t)(x >> 8);
-	p[3] = (uint8_t)x;
+	x = sv__swap32(x);
+	__builtin_memcpy(p, &x, 4);
 }
 
 /* Channel @i of seqData (i < sv_asdu_nchannels()): value and quality. */
@@ -268,11 +280,16 @@ static inline void sv_template_set_values(struct sv_template *t, unsigned asdu, 
 					  const uint32_t *quality)
 {
 	uint8_t *p = t->frame + t->seqdata_off[asdu];
+	unsigned n = t->nchannels;
 
-	for (unsigned i = 0; i < t->nchannels; i++, p += 8) {
-		sv_put_be32(p, (uint32_t)values[i]);
-		if (quality)
+	if (quality) {
+		for (unsigned i = 0; i < n; i++, p += 8) {
+			sv_put_be32(p, (uint32_t)values[i]);
 			sv_put_be32(p + 4, quality[i]);
+		}
+	} else {
+		for (unsigned i = 0; i < n; i++, p += 8)
+			sv_put_be32(p, (uint32_t)values[i]);
 	}
 }
 
