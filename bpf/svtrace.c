@@ -1,0 +1,1015 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * svtrace: follows every SV frame through the hypervisor with eBPF (bpf/svtrace.bpf.c) and reports
+ * per-hop latency (T1 ingress -> T2a egress -> T2b taken by the guest's feeder), missing and dropped
+ * frames with the kernel's reason, and for late frames which thread held the feeder's CPU.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+
+#include "sv_clock.h"
+#include "sv_json.h"
+#include "sv_log.h"
+#include "sv_record.h"
+#include "sv_stats.h"
+#include "svtrace.h"
+#include "svtrace.skel.h"
+#include "svtrace_corr.h"
+#include "svtrace_sys.h"
+
+_Static_assert(sizeof(struct svtrace_event) == SVTRACE_EVENT_SIZE, "svtrace_event ABI");
+_Static_assert(sizeof(struct svtrace_take_event) == SVTRACE_TAKE_EVENT_SIZE, "svtrace_take_event ABI");
+_Static_assert(sizeof(struct svtrace_port_key) == 8 && sizeof(struct svtrace_port) == 8, "port ABI");
+
+#define MAX_EGRESS (SVTRACE_CORR_MAX_PORTS - 1)
+
+struct port_info {
+	char name[16];
+	uint32_t ifindex;
+	uint32_t netns_ino;
+};
+
+struct opts {
+	const char *ingress;
+	char *egress_arg;
+	const char *netns;
+	const char *record;
+	const char *svid;
+	int64_t duration_ns;		/* 0 = until a signal */
+	int64_t threshold_ns;
+	int64_t interval_ns;
+	int64_t timeout_ns;
+	uint32_t appid;
+	uint32_t ringbuf_bytes;
+	uint32_t table;
+	bool live, json, raw_tp, verbose;
+};
+
+struct tracer {
+	struct opts o;
+	struct svtrace_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link *links[32];
+	unsigned nlinks;
+	struct svtrace_corr *corr;
+	struct sv_record_writer *rec;
+	struct sv_clock_xlate to_tai;
+	struct port_info port[SVTRACE_CORR_MAX_PORTS];	/* [0] ingress, [1..n] egress */
+	unsigned nports;				/* egress count */
+	const char *attach_mode;
+	bool opt_ovs, opt_tun, opt_vhost;
+	char opt_ovs_why[64], opt_tun_why[64], opt_vhost_why[64];
+	uint64_t events, events_svid_filtered, ingress_other;
+	uint64_t rec_errors;
+	int64_t t_start_mono, t_last_expire, t_last_live;
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: svtrace --ingress IF --egress IF[,IF...]|all [options]\n"
+"Follows every IEC 61850-9-2 SV frame through this host with eBPF tracepoints: T1 ingress ->\n"
+"T2a egress toward each guest -> T2b taken by the guest's feeder thread (or dropped, with the kernel's\n"
+"reason), with per-hop latency histograms and, for late frames, which thread held the feeder's CPU.\n"
+"\n"
+"  -i, --ingress IF          ingress interface (NIC, or the lab's uplink veth)\n"
+"  -e, --egress LIST         egress interfaces toward the guests (tap, vnet, veth), comma-separated, or\n"
+"                            'all' (every other non-loopback interface of the namespace)\n"
+"  -n, --netns NAME          the interfaces live in network namespace NAME (ip netns), default ours\n"
+"  -d, --duration S          stop after S seconds (default: run until SIGINT/SIGTERM)\n"
+"  -l, --live                print a histogram per hop to stderr every interval\n"
+"  -I, --interval S          live interval in seconds (default 1)\n"
+"  -r, --record FILE         write per-frame records (svkit record format, TAI clock) to FILE\n"
+"  -j, --json                print the final summary as one JSON object on stdout\n"
+"  -t, --threshold-us N      frames with T1->T2b above N us are late and attributed (default 1000)\n"
+"  -a, --appid X             only this APPID (0x4000 or 16384)\n"
+"  -s, --svid S              only this svID (exact match)\n"
+"      --timeout-ms N        incomplete frames older than N ms count as missing (default 1500)\n"
+"      --ringbuf-kb N        BPF ring buffer size, power of two >= 4 (default 8192)\n"
+"      --table N             correlation table slots (default 262144)\n"
+"      --raw-tp              use raw_tp even where tp_btf is available\n"
+"  -v, --verbose             libbpf and debug messages\n"
+"  -h, --help                this help\n"
+"  -V, --version             print the version\n"
+"\n"
+"Needs CAP_BPF and CAP_PERFMON (or root). Hops: T1-T2a, T2a-T2b, T1-T2b, per egress interface.\n"
+"\n"
+"EXAMPLES\n"
+"  # Lab: bridge in namespace hv, uplink veth up0, guest ports vm1p and vm2p, live histograms\n"
+"  svtrace --netns hv --ingress up0 --egress vm1p,vm2p --live\n"
+"  # Soak test on a SEAPATH host: 24 h of records, frames over 500 us attributed\n"
+"  svtrace -i enp1s0 -e vnet0,vnet1 -d 86400 -r /var/log/svtrace.rec -t 500\n"
+"  # One stream, summary as JSON for a CI job\n"
+"  svtrace -i eth1 -e all --svid MU01 --duration 10 --json > trace.json\n");
+}
+
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	enum { OPT_TIMEOUT = 256, OPT_RINGBUF, OPT_TABLE, OPT_RAWTP };
+	static const struct option lo[] = {
+		{ "ingress", required_argument, NULL, 'i' },
+		{ "egress", required_argument, NULL, 'e' },
+		{ "netns", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "live", no_argument, NULL, 'l' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "record", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "threshold-us", required_argument, NULL, 't' },
+		{ "appid", required_argument, NULL, 'a' },
+		{ "svid", required_argument, NULL, 's' },
+		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
+		{ "ringbuf-kb", required_argument, NULL, OPT_RINGBUF },
+		{ "table", required_argument, NULL, OPT_TABLE },
+		{ "raw-tp", no_argument, NULL, OPT_RAWTP },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	uint64_t v;
+	int c;
+
+	*o = (struct opts){ .threshold_ns = 1000000, .interval_ns = SV_NSEC_PER_SEC,
+			    .timeout_ns = 1500 * SV_NSEC_PER_MSEC, .ringbuf_bytes = 8u << 20, .table = 262144 };
+	while ((c = getopt_long(argc, argv, "i:e:n:d:lI:r:jt:a:s:vhV", lo, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->ingress = optarg;
+			break;
+		case 'e':
+			o->egress_arg = optarg;
+			break;
+		case 'n':
+			o->netns = optarg;
+			break;
+		case 'd':
+			if (parse_u64(optarg, 1, 100u * 365 * 86400, &v))
+				goto bad;
+			o->duration_ns = (int64_t)v * SV_NSEC_PER_SEC;
+			break;
+		case 'l':
+			o->live = true;
+			break;
+		case 'I':
+			if (parse_u64(optarg, 1, 3600, &v))
+				goto bad;
+			o->interval_ns = (int64_t)v * SV_NSEC_PER_SEC;
+			break;
+		case 'r':
+			o->record = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 't':
+			if (parse_u64(optarg, 0, 60000000, &v))
+				goto bad;
+			o->threshold_ns = (int64_t)v * SV_NSEC_PER_USEC;
+			break;
+		case 'a':
+			if (parse_u64(optarg, 1, 0xFFFF, &v))
+				goto bad;
+			o->appid = (uint32_t)v;
+			break;
+		case 's':
+			if (!*optarg || strlen(optarg) > SVTRACE_SVID_MAX)
+				goto bad;
+			o->svid = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_u64(optarg, 10, 60000, &v))
+				goto bad;
+			o->timeout_ns = (int64_t)v * SV_NSEC_PER_MSEC;
+			break;
+		case OPT_RINGBUF:
+			if (parse_u64(optarg, 4, 1u << 20, &v) || (v & (v - 1)))
+				goto bad;
+			o->ringbuf_bytes = (uint32_t)v * 1024;
+			break;
+		case OPT_TABLE:
+			if (parse_u64(optarg, 1024, 1u << 24, &v))
+				goto bad;
+			o->table = (uint32_t)v;
+			break;
+		case OPT_RAWTP:
+			o->raw_tp = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("svtrace %s\n", SVKIT_VERSION);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "svtrace: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->ingress || !o->egress_arg) {
+		fprintf(stderr, "svtrace: --ingress and --egress are required (see --help)\n");
+		return -EINVAL;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "svtrace: invalid value '%s' for option -%c%s (see --help)\n", optarg,
+		c < 256 ? c : '-', c < 256 ? "" : "-");
+	return -EINVAL;
+}
+
+static bool libbpf_verbose, libbpf_quiet;
+
+/* libbpf's messages: debug with -v; warnings, except while optional probes are tried (their failure is
+ * expected on many kernels and is reported once, in svtrace's own words). */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!libbpf_verbose && (level == LIBBPF_DEBUG || libbpf_quiet))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int resolve_ports(struct tracer *t)
+{
+	char names[MAX_EGRESS][16];
+	char *save = NULL, *tok;
+	uint32_t ino;
+	int n = 0, err;
+
+	err = svtrace_netns_ino(t->o.netns, &ino);
+	if (err) {
+		fprintf(stderr, "svtrace: network namespace '%s': %s\n", t->o.netns ? t->o.netns : "(own)",
+			err == -ENOENT ? "no such namespace (see 'ip netns list')" : strerror(-err));
+		return err;
+	}
+	if (!strcmp(t->o.egress_arg, "all")) {
+		n = svtrace_list_ifaces(t->o.netns, t->o.ingress, names, MAX_EGRESS);
+		if (n < 0)
+			return n;
+	} else {
+		for (tok = strtok_r(t->o.egress_arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (n >= MAX_EGRESS) {
+				fprintf(stderr, "svtrace: at most %d egress interfaces\n", MAX_EGRESS);
+				return -E2BIG;
+			}
+			if (strlen(tok) >= 16) {
+				fprintf(stderr, "svtrace: interface name too long: '%s'\n", tok);
+				return -EINVAL;
+			}
+			snprintf(names[n++], 16, "%s", tok);
+		}
+	}
+	if (!n) {
+		fprintf(stderr, "svtrace: no egress interface\n");
+		return -ENODEV;
+	}
+	snprintf(t->port[0].name, 16, "%s", t->o.ingress);
+	for (int i = 0; i < n; i++)
+		memcpy(t->port[i + 1].name, names[i], 16);
+	t->nports = (unsigned)n;
+	for (unsigned i = 0; i <= t->nports; i++) {
+		err = svtrace_ifindex(t->o.netns, t->port[i].name, &t->port[i].ifindex);
+		if (err) {
+			fprintf(stderr, "svtrace: %s interface '%s' not found in %s%s%s\n",
+				i ? "egress" : "ingress", t->port[i].name,
+				t->o.netns ? "network namespace '" : "this network namespace",
+				t->o.netns ? t->o.netns : "", t->o.netns ? "'" : "");
+			return -ENODEV;
+		}
+		t->port[i].netns_ino = ino;
+		for (unsigned j = 0; j < i; j++) {
+			if (t->port[j].ifindex == t->port[i].ifindex) {
+				fprintf(stderr, "svtrace: interface '%s' given twice\n", t->port[i].name);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+static int64_t mono_now(void)
+{
+	return sv_clock_now_ns(SV_CLOCK_MONOTONIC);
+}
+
+/* ---- records ---- */
+
+static void rec_stream(struct tracer *t, unsigned idx)
+{
+	struct sv_rec_stream s = { .stream = idx, .vlan = 0xFFFF, .smp_wrap = 0 };
+	const uint8_t *svid;
+	size_t len;
+	uint16_t appid;
+
+	if (svtrace_corr_stream(t->corr, idx, &appid, &svid, &len, NULL) || !len)
+		return;
+	s.appid = appid;
+	s.svid_len = (uint8_t)len;
+	memcpy(s.svid, svid, len);
+	if (sv_record_define_stream(t->rec, &s))
+		t->rec_errors++;
+}
+
+static void rec_event(struct tracer *t, const struct svtrace_event *e, int stream, unsigned point,
+		      unsigned flags)
+{
+	int64_t t_tai = sv_clock_xlate_apply(&t->to_tai, (int64_t)e->ts_mono_ns);
+	struct sv_rec_event r = {
+		.point = (uint8_t)point, .stream = stream < 0 ? SV_REC_STREAM_NONE : (uint32_t)stream,
+		.t_ns = t_tai, .tai_sec = (uint32_t)sv_ns_to_sec_floor(t_tai), .smp_cnt = (uint16_t)e->smpcnt,
+		.ts_src = SV_TS_BPF, .ifindex = e->ifindex, .netns = e->netns_ino,
+		.guest = point == SV_POINT_T1 ? SV_REC_GUEST_NONE : (uint16_t)e->port, .flags = (uint16_t)flags,
+		.reason = (uint16_t)e->reason, .cpu = (uint16_t)e->cpu, .tid = e->tid, .seq = 0,
+	};
+
+	if (sv_record_write_event(t->rec, &r))
+		t->rec_errors++;
+}
+
+static void rec_drop(struct tracer *t, const struct svtrace_event *e, int stream, unsigned point)
+{
+	int64_t t_tai = sv_clock_xlate_apply(&t->to_tai, (int64_t)e->ts_mono_ns);
+	const char *name = svtrace_drop_reason_name(e->reason);
+	struct sv_rec_drop d = {
+		.point = (uint8_t)point, .stream = stream < 0 ? SV_REC_STREAM_NONE : (uint32_t)stream,
+		.t_ns = t_tai, .tai_sec = (uint32_t)sv_ns_to_sec_floor(t_tai), .smp_cnt = (uint16_t)e->smpcnt,
+		.reason = (uint16_t)e->reason, .ifindex = e->ifindex, .netns = e->netns_ino,
+		.guest = (uint16_t)e->port, .cpu = (uint16_t)e->cpu, .tid = e->tid,
+	};
+
+	snprintf(d.reason_name, sizeof(d.reason_name), "%s", name ? name : "unknown");
+	if (sv_record_write_drop(t->rec, &d))
+		t->rec_errors++;
+}
+
+static void on_late(void *ctx, const struct svtrace_late *l)
+{
+	struct tracer *t = ctx;
+	struct sv_rec_thread r = {
+		.point = SV_POINT_T2B, .stream = l->stream,
+		.t_ns = sv_clock_xlate_apply(&t->to_tai, l->t_mono_ns - l->wait_ns), .wait_ns = l->wait_ns,
+		.smp_cnt = l->smpcnt, .feeder_tid = l->feeder_tid, .holder_pid = l->holder_pid,
+		.holder_policy = (uint8_t)l->holder_policy, .holder_prio = (uint8_t)l->holder_prio,
+		.cause = l->holder_pid ? SV_WAIT_RUNQUEUE : SV_WAIT_UNKNOWN, .guest = (uint16_t)l->port,
+		.ifindex = t->port[l->port].ifindex,
+	};
+
+	if (!t->rec)
+		return;
+	memcpy(r.feeder_comm, l->feeder_comm, 16);
+	memcpy(r.holder_comm, l->holder_comm, 16);
+	r.feeder_comm[15] = r.holder_comm[15] = 0;
+	if (sv_record_write_thread(t->rec, &r))
+		t->rec_errors++;
+}
+
+static int rec_open(struct tracer *t)
+{
+	struct sv_record_writer_cfg cfg = {
+		.path = t->o.record, .tool = "svtrace", .clock = SV_CLOCK_TAI,
+		.rotate_bytes = 1ull << 30, .rotate_keep = 8,
+	};
+	int err = sv_record_writer_open(&t->rec, &cfg);
+
+	if (err) {
+		fprintf(stderr, "svtrace: cannot create record file '%s': %s\n", t->o.record, strerror(-err));
+		return err;
+	}
+	for (unsigned i = 0; i <= t->nports; i++) {
+		struct sv_rec_name n = { .name_kind = SV_REC_NAME_IFINDEX, .id = t->port[i].ifindex,
+					 .netns = t->port[i].netns_ino };
+		struct sv_rec_name g = { .name_kind = SV_REC_NAME_GUEST, .id = i };
+
+		snprintf(n.name, sizeof(n.name), "%s", t->port[i].name);
+		snprintf(g.name, sizeof(g.name), "%s", t->port[i].name);
+		sv_record_define_name(t->rec, &n);
+		if (i)
+			sv_record_define_name(t->rec, &g);
+	}
+	return 0;
+}
+
+/* ---- events ---- */
+
+static unsigned policy_prio(uint32_t policy, uint32_t rt_prio, uint32_t kprio)
+{
+	/* FIFO/RR: rt_priority; others: nice + 20 (kernel prio 100..139 -> 0..39) */
+	if (policy == 1 || policy == 2)
+		return rt_prio;
+	return kprio >= 100 ? kprio - 100 : 0;
+}
+
+/* NOT_SPECIFIED or UNHANDLED_PROTO in the guest's namespace: the copy reached the guest and nobody
+ * there wanted it (no socket for 0x88BA, an XDP_PASS nobody reads) - not a loss on the host's path. */
+static bool drop_is_unwanted(const struct tracer *t, const struct svtrace_event *e)
+{
+	const char *name = svtrace_drop_reason_name(e->reason);
+
+	if (!name)
+		return false;
+	if (!strcmp(name, "UNHANDLED_PROTO"))
+		return true;
+	return !strcmp(name, "NOT_SPECIFIED") && e->netns_ino && e->netns_ino != t->port[e->port].netns_ino;
+}
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct tracer *t = ctx;
+	const struct svtrace_event *e = data;
+	const struct svtrace_take_event *te = data;
+	struct svtrace_obs o = { 0 };
+	char fc[17] = "", hc[17] = "";
+	unsigned flags = 0, point = SV_POINT_T1;
+	int stream, before, err;
+
+	if (size < sizeof(*e))
+		return 0;
+	t->events++;
+	if (t->o.svid && (e->svid_len != strlen(t->o.svid) || memcmp(e->svid, t->o.svid, e->svid_len))) {
+		t->events_svid_filtered++;
+		return 0;
+	}
+	o.port = e->port;
+	o.appid = (uint16_t)e->appid;
+	o.smpcnt = (uint16_t)e->smpcnt;
+	o.svid = e->svid;
+	o.svid_len = e->svid_len;
+	o.t_mono_ns = (int64_t)e->ts_mono_ns;
+	o.reason = e->reason;
+	switch (e->type) {
+	case SVTRACE_EV_INGRESS:
+		o.kind = SVTRACE_OBS_INGRESS;
+		break;
+	case SVTRACE_EV_EGRESS:
+		o.kind = SVTRACE_OBS_EGRESS;
+		point = SV_POINT_T2A;
+		break;
+	case SVTRACE_EV_TAKEN:
+	case SVTRACE_EV_DROP:
+		if (size < sizeof(*te) || e->port < 1 || e->port > t->nports)
+			return 0;
+		point = SV_POINT_T2B;
+		if (e->type == SVTRACE_EV_TAKEN)
+			o.kind = SVTRACE_OBS_TAKEN;
+		else if (drop_is_unwanted(t, e))
+			o.kind = SVTRACE_OBS_UNWANTED;
+		else
+			o.kind = SVTRACE_OBS_DROP;
+		memcpy(fc, te->feeder_comm, 16);
+		memcpy(hc, te->holder_comm, 16);
+		o.feeder_tid = te->feeder_tid;
+		o.feeder_comm = fc;
+		o.wait_ns = (int64_t)te->wait_ns;
+		o.holder_pid = te->holder_pid;
+		o.holder_comm = hc;
+		o.holder_policy = te->holder_policy;
+		o.holder_prio = policy_prio(te->holder_policy, te->holder_prio, te->holder_kprio);
+		break;
+	case SVTRACE_EV_PORT_DROP:
+		if (e->port == 0) {
+			t->ingress_other++;	/* dropped on the ingress port: before T1's hops */
+			return 0;
+		}
+		o.kind = SVTRACE_OBS_PORT_DROP;
+		point = SV_POINT_T2A;
+		break;
+	default:
+		return 0;
+	}
+	before = (int)svtrace_corr_nstreams(t->corr);
+	err = svtrace_corr_add(t->corr, &o);
+	if (!t->rec || err == -ENOSPC)
+		return 0;
+	stream = svtrace_corr_stream_find(t->corr, o.appid, o.svid, o.svid_len);
+	if (stream >= before)
+		rec_stream(t, (unsigned)stream);
+	if (o.kind == SVTRACE_OBS_DROP || o.kind == SVTRACE_OBS_PORT_DROP) {
+		flags |= SV_REC_F_DROPPED;
+		rec_drop(t, e, stream, point);
+	}
+	rec_event(t, e, stream, point, flags);
+	return 0;
+}
+
+/* ---- output ---- */
+
+static uint64_t counter_sum(struct tracer *t, uint32_t idx)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t vals[1024], sum = 0;
+
+	if (ncpu <= 0 || ncpu > 1024)
+		return 0;
+	if (bpf_map__lookup_elem(t->skel->maps.counters, &idx, sizeof(idx), vals, sizeof(uint64_t) * ncpu, 0))
+		return 0;
+	for (int i = 0; i < ncpu; i++)
+		sum += vals[i];
+	return sum;
+}
+
+static void print_live(struct tracer *t)
+{
+	char line[256];
+	struct sv_stats_summary s;
+
+	fprintf(stderr, "\n%s svtrace: events %" PRIu64 ", lost %" PRIu64 ", streams %u\n", "----",
+		t->events, counter_sum(t, SVTRACE_CNT_LOST), svtrace_corr_nstreams(t->corr));
+	for (unsigned p = 1; p <= t->nports; p++) {
+		for (unsigned h = 0; h < SVTRACE_HOP_NR; h++) {
+			const struct svtrace_hop_stats *hs = svtrace_corr_hop_interval(t->corr, p, h);
+
+			sv_stats_summarize(&hs->lat, &s);
+			sv_stats_summary_format(&s, line, sizeof(line));
+			fprintf(stderr, "%s-%s egress %s: frames %" PRIu64 " missing %" PRIu64 " dropped %" PRIu64
+				" %s\n", svtrace_hop_from(h), svtrace_hop_to(h), t->port[p].name, hs->frames,
+				hs->missing, hs->dropped, line);
+			if (hs->lat.count)
+				sv_stats_print_log2(&hs->lat, stderr, 1000, NULL);
+		}
+	}
+	svtrace_corr_interval_reset(t->corr);
+}
+
+static const char *policy_name(uint32_t p)
+{
+	switch (p) {
+	case 0: return "SCHED_OTHER";
+	case 1: return "SCHED_FIFO";
+	case 2: return "SCHED_RR";
+	case 3: return "SCHED_BATCH";
+	case 5: return "SCHED_IDLE";
+	case 6: return "SCHED_DEADLINE";
+	default: return "unknown";
+	}
+}
+
+static void json_hop(struct sv_json *j, struct tracer *t, unsigned p, unsigned h,
+		     const struct svtrace_hop_stats *hs)
+{
+	unsigned nr;
+	const struct svtrace_reason_count *rc = svtrace_corr_reasons(t->corr, p, &nr);
+
+	sv_json_object_begin(j);
+	sv_json_kv_str(j, "from", svtrace_hop_from(h));
+	sv_json_kv_str(j, "to", svtrace_hop_to(h));
+	sv_json_kv_str(j, "egress", t->port[p].name);
+	sv_json_kv_uint(j, "frames", hs->frames);
+	sv_json_kv_uint(j, "missing", hs->missing);
+	sv_json_kv_uint(j, "dropped", hs->dropped);
+	sv_json_kv_uint(j, "unwanted", hs->unwanted);
+	if (hs->dropped && h != SVTRACE_HOP_T1_T2B) {
+		sv_json_key(j, "drop_reasons");
+		sv_json_object_begin(j);
+		for (unsigned i = 0; i < nr; i++) {
+			const char *n = svtrace_drop_reason_name(rc[i].reason);
+			char num[24];
+
+			snprintf(num, sizeof(num), "%u", rc[i].reason);
+			sv_json_kv_uint(j, n ? n : num, rc[i].count);
+		}
+		sv_json_object_end(j);
+	}
+	sv_json_key(j, "latency_ns");
+	sv_stats_json(j, &hs->lat);
+	sv_json_object_end(j);
+}
+
+static int print_json(struct tracer *t, int64_t elapsed_ns)
+{
+	const struct svtrace_corr_counters *cc = svtrace_corr_counters(t->corr);
+	const struct svtrace_late *late;
+	struct sv_json j;
+	unsigned nlate;
+
+	sv_json_init(&j, stdout, 0);
+	sv_json_object_begin(&j);
+	sv_json_kv_str(&j, "tool", "svtrace");
+	sv_json_kv_str(&j, "version", SVKIT_VERSION);
+	sv_json_kv_double(&j, "duration_s", (double)elapsed_ns / 1e9);
+	sv_json_key(&j, "probes");
+	sv_json_object_begin(&j);
+	sv_json_kv_str(&j, "base", t->attach_mode);
+	sv_json_kv_bool(&j, "ovs", t->opt_ovs);
+	sv_json_kv_bool(&j, "tun_net_xmit", t->opt_tun);
+	sv_json_kv_bool(&j, "vhost_handle_rx", t->opt_vhost);
+	sv_json_object_end(&j);
+	sv_json_kv_uint(&j, "events", t->events);
+	sv_json_kv_uint(&j, "events_lost", counter_sum(t, SVTRACE_CNT_LOST));
+	sv_json_kv_uint(&j, "parse_errors", counter_sum(t, SVTRACE_CNT_PARSE_ERR));
+	sv_json_kv_uint(&j, "track_full", counter_sum(t, SVTRACE_CNT_TRACK_FULL));
+	sv_json_kv_uint(&j, "stale_skbs", counter_sum(t, SVTRACE_CNT_STALE));
+	sv_json_kv_uint(&j, "ovs_upcalls_frames", 0);
+	sv_json_kv_uint(&j, "orphans", cc->orphans);
+	sv_json_kv_uint(&j, "evicted_timeout", cc->evicted_timeout);
+	sv_json_kv_uint(&j, "evicted_reuse", cc->evicted_reuse);
+	sv_json_kv_uint(&j, "evicted_full", cc->evicted_full);
+	sv_json_kv_uint(&j, "streams_overflow", cc->streams_overflow);
+	sv_json_key(&j, "ingress");
+	sv_json_object_begin(&j);
+	sv_json_kv_str(&j, "name", t->port[0].name);
+	sv_json_kv_uint(&j, "ifindex", t->port[0].ifindex);
+	sv_json_kv_uint(&j, "netns", t->port[0].netns_ino);
+	sv_json_kv_uint(&j, "dropped", t->ingress_other);
+	sv_json_object_end(&j);
+	sv_json_key(&j, "hops");
+	sv_json_array_begin(&j);
+	for (unsigned p = 1; p <= t->nports; p++)
+		for (unsigned h = 0; h < SVTRACE_HOP_NR; h++)
+			json_hop(&j, t, p, h, svtrace_corr_hop(t->corr, p, h));
+	sv_json_array_end(&j);
+	sv_json_key(&j, "streams");
+	sv_json_array_begin(&j);
+	for (unsigned s = 0; s < svtrace_corr_nstreams(t->corr); s++) {
+		const uint8_t *svid;
+		size_t len;
+		uint16_t appid;
+		uint64_t frames;
+
+		svtrace_corr_stream(t->corr, s, &appid, &svid, &len, &frames);
+		sv_json_object_begin(&j);
+		sv_json_key(&j, "svID");
+		sv_json_string_n(&j, (const char *)svid, len);
+		sv_json_kv_uint(&j, "appid", appid);
+		sv_json_kv_uint(&j, "frames", frames);
+		sv_json_key(&j, "hops");
+		sv_json_array_begin(&j);
+		for (unsigned p = 1; p <= t->nports; p++) {
+			for (unsigned h = 0; h < SVTRACE_HOP_NR; h++) {
+				const struct svtrace_hop_stats *hs = svtrace_corr_stream_hop(t->corr, s, p, h);
+
+				if (!hs)
+					continue;
+				sv_json_object_begin(&j);
+				sv_json_kv_str(&j, "from", svtrace_hop_from(h));
+				sv_json_kv_str(&j, "to", svtrace_hop_to(h));
+				sv_json_kv_str(&j, "egress", t->port[p].name);
+				sv_json_kv_uint(&j, "frames", hs->frames);
+				sv_json_kv_uint(&j, "missing", hs->missing);
+				sv_json_kv_uint(&j, "dropped", hs->dropped);
+				sv_json_key(&j, "latency_ns");
+				sv_stats_json(&j, &hs->lat);
+				sv_json_object_end(&j);
+			}
+		}
+		sv_json_array_end(&j);
+		sv_json_object_end(&j);
+	}
+	sv_json_array_end(&j);
+	svtrace_corr_late_sort(t->corr);
+	late = svtrace_corr_late(t->corr, &nlate);
+	sv_json_kv_uint(&j, "late_total", cc->late_total);
+	sv_json_kv_int(&j, "threshold_ns", t->o.threshold_ns);
+	sv_json_key(&j, "late");
+	sv_json_array_begin(&j);
+	for (unsigned i = 0; i < nlate; i++) {
+		const struct svtrace_late *l = &late[i];
+		const uint8_t *svid;
+		size_t len;
+		char hop[16];
+
+		svtrace_corr_stream(t->corr, l->stream, NULL, &svid, &len, NULL);
+		snprintf(hop, sizeof(hop), "%s-%s", svtrace_hop_from(l->hop), svtrace_hop_to(l->hop));
+		sv_json_object_begin(&j);
+		sv_json_key(&j, "svID");
+		sv_json_string_n(&j, (const char *)svid, len);
+		sv_json_kv_uint(&j, "smpCnt", l->smpcnt);
+		sv_json_kv_str(&j, "hop", hop);
+		sv_json_kv_str(&j, "egress", t->port[l->port].name);
+		sv_json_kv_int(&j, "hop_ns", l->hop_ns);
+		sv_json_kv_str(&j, "feeder_thread", l->feeder_comm);
+		sv_json_kv_uint(&j, "feeder_tid", l->feeder_tid);
+		sv_json_kv_int(&j, "wait_ns", l->wait_ns);
+		if (l->holder_comm[0]) {
+			sv_json_kv_str(&j, "holder_thread", l->holder_comm);
+			sv_json_kv_uint(&j, "holder_pid", l->holder_pid);
+			sv_json_kv_str(&j, "holder_policy", policy_name(l->holder_policy));
+			sv_json_kv_uint(&j, "holder_prio", l->holder_prio);
+		} else {
+			sv_json_kv_null(&j, "holder_thread");
+			sv_json_kv_null(&j, "holder_pid");
+			sv_json_kv_null(&j, "holder_policy");
+			sv_json_kv_null(&j, "holder_prio");
+		}
+		sv_json_object_end(&j);
+	}
+	sv_json_array_end(&j);
+	sv_json_object_end(&j);
+	return sv_json_end(&j);
+}
+
+static void print_summary(struct tracer *t)
+{
+	char line[256];
+	struct sv_stats_summary s;
+
+	fprintf(stderr, "svtrace: %" PRIu64 " events, %" PRIu64 " lost, %u streams, %" PRIu64
+		" parse errors, %" PRIu64 " late (> %" PRId64 " us)\n", t->events,
+		counter_sum(t, SVTRACE_CNT_LOST), svtrace_corr_nstreams(t->corr),
+		counter_sum(t, SVTRACE_CNT_PARSE_ERR), svtrace_corr_counters(t->corr)->late_total,
+		t->o.threshold_ns / 1000);
+	for (unsigned p = 1; p <= t->nports; p++) {
+		for (unsigned h = 0; h < SVTRACE_HOP_NR; h++) {
+			const struct svtrace_hop_stats *hs = svtrace_corr_hop(t->corr, p, h);
+
+			sv_stats_summarize(&hs->lat, &s);
+			sv_stats_summary_format(&s, line, sizeof(line));
+			fprintf(stderr, "  %s-%s %-10s frames=%" PRIu64 " missing=%" PRIu64 " dropped=%" PRIu64
+				" %s\n", svtrace_hop_from(h), svtrace_hop_to(h), t->port[p].name, hs->frames,
+				hs->missing, hs->dropped, line);
+		}
+	}
+}
+
+/* ---- setup ---- */
+
+static void choose_programs(struct tracer *t)
+{
+	struct svtrace_bpf *sk = t->skel;
+	bool btf = !t->o.raw_tp && svtrace_have_vmlinux_btf();
+	struct bpf_program *btf_progs[] = { sk->progs.btf_netif_receive_skb, sk->progs.btf_net_dev_start_xmit,
+					    sk->progs.btf_consume_skb, sk->progs.btf_kfree_skb,
+					    sk->progs.btf_sched_wakeup, sk->progs.btf_sched_switch };
+	struct bpf_program *raw_progs[] = { sk->progs.raw_netif_receive_skb, sk->progs.raw_net_dev_start_xmit,
+					    sk->progs.raw_consume_skb, sk->progs.raw_kfree_skb,
+					    sk->progs.raw_sched_wakeup, sk->progs.raw_sched_switch };
+
+	for (unsigned i = 0; i < sizeof(btf_progs) / sizeof(btf_progs[0]); i++) {
+		bpf_program__set_autoload(btf_progs[i], btf);
+		bpf_program__set_autoload(raw_progs[i], !btf);
+	}
+	t->attach_mode = btf ? "tp_btf" : "raw_tp";
+	/* Optional: present only with the module loaded / the symbol in the kernel. */
+	t->opt_ovs = svtrace_have_tracepoint("openvswitch", "ovs_dp_upcall", "openvswitch");
+	if (!t->opt_ovs)
+		snprintf(t->opt_ovs_why, sizeof(t->opt_ovs_why), "openvswitch tracepoints absent");
+	bpf_program__set_autoload(sk->progs.ovs_dp_upcall, t->opt_ovs);
+	bpf_program__set_autoload(sk->progs.ovs_do_execute_action,
+				  t->opt_ovs && svtrace_have_tracepoint("openvswitch", "ovs_do_execute_action",
+									"openvswitch"));
+	t->opt_tun = svtrace_have_ksym("tun_net_xmit");
+	if (!t->opt_tun)
+		snprintf(t->opt_tun_why, sizeof(t->opt_tun_why), "tun_net_xmit not in kallsyms (tun not loaded)");
+	bpf_program__set_autoload(sk->progs.kp_tun_net_xmit, t->opt_tun);
+	t->opt_vhost = svtrace_have_ksym("handle_rx");
+	if (!t->opt_vhost)
+		snprintf(t->opt_vhost_why, sizeof(t->opt_vhost_why), "handle_rx not in kallsyms (vhost_net not loaded)");
+	bpf_program__set_autoload(sk->progs.kp_vhost_handle_rx, t->opt_vhost);
+}
+
+static int open_and_load(struct tracer *t)
+{
+	struct svtrace_bpf *sk;
+	int err;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		sk = svtrace_bpf__open();
+		if (!sk)
+			return -errno;
+		t->skel = sk;
+		choose_programs(t);
+		if (attempt) {
+			/* First load failed with optional programs: they are what this kernel refuses. */
+			t->opt_ovs = t->opt_tun = t->opt_vhost = false;
+			snprintf(t->opt_ovs_why, sizeof(t->opt_ovs_why), "load failed");
+			snprintf(t->opt_tun_why, sizeof(t->opt_tun_why), "load failed");
+			snprintf(t->opt_vhost_why, sizeof(t->opt_vhost_why), "load failed");
+			bpf_program__set_autoload(sk->progs.ovs_dp_upcall, false);
+			bpf_program__set_autoload(sk->progs.ovs_do_execute_action, false);
+			bpf_program__set_autoload(sk->progs.kp_tun_net_xmit, false);
+			bpf_program__set_autoload(sk->progs.kp_vhost_handle_rx, false);
+		}
+		sk->rodata->appid_filter = t->o.appid;
+		sk->rodata->stale_ns = (uint64_t)t->o.timeout_ns;
+		sk->rodata->nr_cpus = (uint32_t)libbpf_num_possible_cpus();
+		bpf_map__set_max_entries(sk->maps.events, t->o.ringbuf_bytes);
+		/* A refusal caused by an optional program is retried without them: stay quiet the first time. */
+		libbpf_quiet = !attempt && (t->opt_ovs || t->opt_tun || t->opt_vhost);
+		err = svtrace_bpf__load(sk);
+		libbpf_quiet = false;
+		if (!err)
+			return 0;
+		svtrace_bpf__destroy(sk);
+		t->skel = NULL;
+		if (!t->opt_ovs && !t->opt_tun && !t->opt_vhost)
+			return err;
+	}
+	return err;
+}
+
+static int attach_all(struct tracer *t)
+{
+	struct bpf_object *obj = t->skel->obj;
+	struct bpf_program *prog;
+	struct bpf_link *link;
+
+	bpf_object__for_each_program(prog, obj) {
+		const char *name = bpf_program__name(prog);
+		bool optional = !strncmp(name, "ovs_", 4) || !strncmp(name, "kp_", 3);
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		libbpf_quiet = optional;
+		link = bpf_program__attach(prog);
+		libbpf_quiet = false;
+		if (!link) {
+			int err = -errno;
+
+			if (!optional) {
+				fprintf(stderr, "svtrace: cannot attach %s: %s\n", name, strerror(-err));
+				return err;
+			}
+			/* kprobes/fentry refused (lockdown, no kprobe support): say so, go on without. */
+			if (!strcmp(name, "kp_tun_net_xmit")) {
+				t->opt_tun = false;
+				snprintf(t->opt_tun_why, sizeof(t->opt_tun_why), "attach failed: %s", strerror(-err));
+			} else if (!strcmp(name, "kp_vhost_handle_rx")) {
+				t->opt_vhost = false;
+				snprintf(t->opt_vhost_why, sizeof(t->opt_vhost_why), "attach failed: %s",
+					 strerror(-err));
+			} else {
+				t->opt_ovs = false;
+				snprintf(t->opt_ovs_why, sizeof(t->opt_ovs_why), "attach failed: %s", strerror(-err));
+			}
+			continue;
+		}
+		if (t->nlinks < sizeof(t->links) / sizeof(t->links[0]))
+			t->links[t->nlinks++] = link;
+		else
+			bpf_link__destroy(link);
+	}
+	return 0;
+}
+
+static void detach_all(struct tracer *t)
+{
+	while (t->nlinks)
+		bpf_link__destroy(t->links[--t->nlinks]);
+}
+
+static int fill_ports(struct tracer *t)
+{
+	for (unsigned i = 0; i <= t->nports; i++) {
+		struct svtrace_port_key k = { .netns_ino = t->port[i].netns_ino, .ifindex = t->port[i].ifindex };
+		struct svtrace_port v = { .role = i ? SVTRACE_ROLE_EGRESS : SVTRACE_ROLE_INGRESS, .index = i };
+		int err = bpf_map__update_elem(t->skel->maps.ports, &k, sizeof(k), &v, sizeof(v), BPF_ANY);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct tracer t = { 0 };
+	struct svtrace_corr_cfg cc;
+	char missing[64];
+	int64_t now, t_end;
+	int err, ret = 1;
+
+	if (parse_opts(argc, argv, &t.o))
+		return 2;
+	sv_log_set(sv_log_stderr, NULL, t.o.verbose ? SV_LOG_DEBUG : SV_LOG_INFO);
+	libbpf_set_print(libbpf_print);
+	libbpf_verbose = t.o.verbose;
+	if (svtrace_check_caps(missing, sizeof(missing))) {
+		fprintf(stderr, "svtrace: missing privileges: %s (run as root, or setcap cap_bpf,cap_perfmon+ep)\n",
+			missing);
+		return 1;
+	}
+	if (resolve_ports(&t))
+		return 1;
+	cc = (struct svtrace_corr_cfg){ .nports = t.nports, .capacity = t.o.table, .timeout_ns = t.o.timeout_ns,
+					.late_ns = t.o.threshold_ns, .late_max = 256, .max_streams = 256,
+					.on_late = on_late, .ctx = &t };
+	err = svtrace_corr_new(&t.corr, &cc);
+	if (err) {
+		fprintf(stderr, "svtrace: correlation tables: %s\n", strerror(-err));
+		return 1;
+	}
+	err = sv_clock_xlate_mono_to_tai(&t.to_tai);
+	if (err) {
+		fprintf(stderr, "svtrace: cannot measure MONOTONIC -> TAI: %s\n", strerror(-err));
+		goto out_corr;
+	}
+	if (t.o.record && rec_open(&t))
+		goto out_corr;
+	err = open_and_load(&t);
+	if (err) {
+		fprintf(stderr, "svtrace: cannot load the BPF programs: %s%s\n", strerror(-err),
+			err == -EPERM ? " (CAP_BPF/CAP_PERFMON, or kernel.unprivileged_bpf_disabled)" : "");
+		goto out_rec;
+	}
+	err = fill_ports(&t);
+	if (!err)
+		err = attach_all(&t);
+	if (err) {
+		fprintf(stderr, "svtrace: setup failed: %s\n", strerror(-err));
+		goto out_skel;
+	}
+	t.rb = ring_buffer__new(bpf_map__fd(t.skel->maps.events), handle_event, &t, NULL);
+	if (!t.rb) {
+		fprintf(stderr, "svtrace: ring buffer: %s\n", strerror(errno));
+		goto out_skel;
+	}
+	fprintf(stderr, "svtrace: probes: base %s (net, skb, sched tracepoints): on\n", t.attach_mode);
+	fprintf(stderr, "svtrace: probe openvswitch: %s%s%s\n", t.opt_ovs ? "on" : "off (",
+		t.opt_ovs ? "" : t.opt_ovs_why, t.opt_ovs ? "" : ")");
+	fprintf(stderr, "svtrace: probe kprobe tun_net_xmit: %s%s%s\n", t.opt_tun ? "on" : "off (",
+		t.opt_tun ? "" : t.opt_tun_why, t.opt_tun ? "" : ")");
+	fprintf(stderr, "svtrace: probe kprobe vhost handle_rx: %s%s%s\n", t.opt_vhost ? "on" : "off (",
+		t.opt_vhost ? "" : t.opt_vhost_why, t.opt_vhost ? "" : ")");
+	fprintf(stderr, "svtrace: ingress %s (ifindex %u), %u egress, netns inode %u; ring %u KiB; tracing...\n",
+		t.port[0].name, t.port[0].ifindex, t.nports, t.port[0].netns_ino, t.o.ringbuf_bytes / 1024);
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	t.t_start_mono = t.t_last_expire = t.t_last_live = mono_now();
+	t_end = t.o.duration_ns ? t.t_start_mono + t.o.duration_ns : INT64_MAX;
+	while (!stop_flag) {
+		err = ring_buffer__poll(t.rb, 10);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "svtrace: ring buffer poll: %s\n", strerror(-err));
+			break;
+		}
+		/* Records are only woken for when a quarter of the ring is full: drain what waits. */
+		ring_buffer__consume(t.rb);
+		now = mono_now();
+		if (now - t.t_last_expire >= 100 * SV_NSEC_PER_MSEC) {
+			svtrace_corr_expire(t.corr, now);
+			t.t_last_expire = now;
+		}
+		if (t.o.live && now - t.t_last_live >= t.o.interval_ns) {
+			print_live(&t);
+			t.t_last_live = now;
+		}
+		if (now >= t_end)
+			break;
+	}
+	/* Clean stop: detach first so nothing new arrives, drain, resolve, report. */
+	ret = 0;
+	now = mono_now();
+	detach_all(&t);
+	ring_buffer__consume(t.rb);
+	svtrace_corr_flush(t.corr);
+	print_summary(&t);
+	if (t.o.json && print_json(&t, now - t.t_start_mono)) {
+		fprintf(stderr, "svtrace: JSON output failed\n");
+		ret = 1;
+	}
+	ring_buffer__free(t.rb);
+out_skel:
+	detach_all(&t);
+	svtrace_bpf__destroy(t.skel);
+out_rec:
+	if (t.rec) {
+		err = sv_record_writer_close(t.rec);
+		if (err) {
+			fprintf(stderr, "svtrace: record file '%s': %s\n", t.o.record, strerror(-err));
+			ret = 1;
+		}
+	}
+out_corr:
+	svtrace_corr_free(t.corr);
+	svtrace_drop_reasons_free();
+	return ret;
+}

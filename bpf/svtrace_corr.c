@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: Apache-2.0
+/* svtrace correlation: see svtrace_corr.h for the contract. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "svtrace_corr.h"
+
+#define PS_EG 0x1u		/* seen at T2a */
+#define PS_TK 0x2u		/* taken at T2b */
+#define PS_DROP 0x4u		/* dropped after T2a */
+#define PS_PREDROP 0x8u		/* dropped on the port before T2a */
+#define PS_UNWANTED 0x10u	/* reached the guest, unwanted */
+#define PS_DONE (PS_TK | PS_DROP | PS_PREDROP | PS_UNWANTED)
+
+struct corr_port {
+	int64_t t_eg;
+	int64_t t_tk;
+	uint32_t state;
+	uint32_t pad;
+};
+
+struct corr_entry {
+	uint32_t stream;	/* index + 1; 0 = free slot */
+	uint16_t smpcnt;
+	uint16_t has_in;
+	int64_t t_in;
+	int64_t t_first;	/* first observation: the age for eviction */
+	struct corr_port port[];
+};
+
+struct corr_stream {
+	uint16_t appid;
+	uint16_t svid_len;
+	uint8_t svid[SVTRACE_CORR_SVID_MAX];
+	uint64_t frames;		/* seen at T1 */
+	struct svtrace_hop_stats *hops;	/* [nports][SVTRACE_HOP_NR], NULL if allocation failed */
+};
+
+struct port_reasons {
+	unsigned n;
+	struct svtrace_reason_count r[SVTRACE_CORR_MAX_REASONS];
+};
+
+struct svtrace_corr {
+	struct svtrace_corr_cfg cfg;
+	uint32_t mask;
+	uint32_t live;
+	size_t stride;
+	uint8_t *table;
+	unsigned nstreams;
+	struct corr_stream *streams;
+	/* stream lookup: open addressing on (appid, svid) hash -> index + 1 */
+	uint32_t smask;
+	uint32_t *sidx;
+	struct svtrace_hop_stats *hops;		/* [nports + 1][HOP_NR], port 0 unused */
+	struct svtrace_hop_stats *hops_iv;
+	struct port_reasons *reasons;		/* [nports + 1] */
+	struct svtrace_late *late;
+	unsigned nlate;
+	struct svtrace_corr_counters cnt;
+};
+
+static const char *const hop_from[SVTRACE_HOP_NR] = { "T1", "T2a", "T1" };
+static const char *const hop_to[SVTRACE_HOP_NR] = { "T2a", "T2b", "T2b" };
+
+const char *svtrace_hop_from(enum svtrace_hop h)
+{
+	return (unsigned)h < SVTRACE_HOP_NR ? hop_from[h] : "?";
+}
+
+const char *svtrace_hop_to(enum svtrace_hop h)
+{
+	return (unsigned)h < SVTRACE_HOP_NR ? hop_to[h] : "?";
+}
+
+static uint32_t pow2_at_least(uint32_t v)
+{
+	uint32_t p = 16;
+
+	while (p < v && p < (1u << 30))
+		p <<= 1;
+	return p;
+}
+
+static void hops_init(struct svtrace_hop_stats *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		memset(&h[i], 0, sizeof(h[i]) - sizeof(h[i].lat));
+		sv_stats_init(&h[i].lat);
+	}
+}
+
+int svtrace_corr_new(struct svtrace_corr **out, const struct svtrace_corr_cfg *cfg)
+{
+	struct svtrace_corr *c;
+	size_t nh;
+
+	if (!cfg || !cfg->nports || cfg->nports >= SVTRACE_CORR_MAX_PORTS || !cfg->capacity ||
+	    cfg->timeout_ns <= 0 || !cfg->max_streams || cfg->max_streams > 65536 || cfg->late_ns < 0)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->cfg = *cfg;
+	c->mask = pow2_at_least(cfg->capacity) - 1;
+	c->stride = sizeof(struct corr_entry) + cfg->nports * sizeof(struct corr_port);
+	c->table = calloc((size_t)c->mask + 1, c->stride);
+	c->streams = calloc(cfg->max_streams, sizeof(*c->streams));
+	c->smask = pow2_at_least(cfg->max_streams * 2) - 1;
+	c->sidx = calloc((size_t)c->smask + 1, sizeof(*c->sidx));
+	nh = (size_t)(cfg->nports + 1) * SVTRACE_HOP_NR;
+	c->hops = malloc(nh * sizeof(*c->hops));
+	c->hops_iv = malloc(nh * sizeof(*c->hops_iv));
+	c->reasons = calloc(cfg->nports + 1, sizeof(*c->reasons));
+	c->late = cfg->late_max ? calloc(cfg->late_max, sizeof(*c->late)) : NULL;
+	if (!c->table || !c->streams || !c->sidx || !c->hops || !c->hops_iv || !c->reasons ||
+	    (cfg->late_max && !c->late)) {
+		svtrace_corr_free(c);
+		return -ENOMEM;
+	}
+	hops_init(c->hops, nh);
+	hops_init(c->hops_iv, nh);
+	*out = c;
+	return 0;
+}
+
+void svtrace_corr_free(struct svtrace_corr *c)
+{
+	if (!c)
+		return;
+	for (unsigned i = 0; i < c->nstreams; i++)
+		free(c->streams[i].hops);
+	free(c->table);
+	free(c->streams);
+	free(c->sidx);
+	free(c->hops);
+	free(c->hops_iv);
+	free(c->reasons);
+	free(c->late);
+	free(c);
+}
+
+static uint32_t fnv1a(uint16_t appid, const uint8_t *s, size_t n)
+{
+	uint32_t h = 2166136261u ^ appid;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 16777619u;
+	return h;
+}
+
+int svtrace_corr_stream_find(const struct svtrace_corr *c, uint16_t appid, const uint8_t *svid,
+			     size_t svid_len)
+{
+	uint32_t i = fnv1a(appid, svid, svid_len) & c->smask;
+
+	for (;; i = (i + 1) & c->smask) {
+		uint32_t v = c->sidx[i];
+		const struct corr_stream *s;
+
+		if (!v)
+			return -ENOENT;
+		s = &c->streams[v - 1];
+		if (s->appid == appid && s->svid_len == svid_len && !memcmp(s->svid, svid, svid_len))
+			return (int)(v - 1);
+	}
+}
+
+/* Full-string identity: two svIDs that share a hash are still two streams. */
+static int stream_get(struct svtrace_corr *c, uint16_t appid, const uint8_t *svid, size_t svid_len)
+{
+	uint32_t i;
+	struct corr_stream *s;
+	int idx;
+
+	if (svid_len > SVTRACE_CORR_SVID_MAX)
+		svid_len = SVTRACE_CORR_SVID_MAX;
+	idx = svtrace_corr_stream_find(c, appid, svid, svid_len);
+	if (idx >= 0)
+		return idx;
+	if (c->nstreams >= c->cfg.max_streams) {
+		c->cnt.streams_overflow++;
+		return -ENOSPC;
+	}
+	s = &c->streams[c->nstreams];
+	s->appid = appid;
+	s->svid_len = (uint16_t)svid_len;
+	memcpy(s->svid, svid, svid_len);
+	/* Once per new stream, never per frame. */
+	s->hops = malloc((size_t)(c->cfg.nports + 1) * SVTRACE_HOP_NR * sizeof(*s->hops));
+	if (s->hops)
+		hops_init(s->hops, (size_t)(c->cfg.nports + 1) * SVTRACE_HOP_NR);
+	for (i = fnv1a(appid, svid, svid_len) & c->smask; c->sidx[i]; i = (i + 1) & c->smask)
+		;
+	c->sidx[i] = ++c->nstreams;
+	return (int)(c->nstreams - 1);
+}
+
+static inline struct corr_entry *slot(const struct svtrace_corr *c, uint32_t i)
+{
+	return (struct corr_entry *)(c->table + (size_t)i * c->stride);
+}
+
+static inline uint32_t key_hash(uint32_t stream, uint16_t smpcnt)
+{
+	uint32_t h = (stream * 0x9E3779B1u) ^ ((uint32_t)smpcnt * 0x85EBCA77u);
+
+	return h ^ (h >> 15);
+}
+
+static void hop_add(struct svtrace_corr *c, struct corr_stream *s, unsigned port, enum svtrace_hop hop,
+		    int what, int64_t lat)
+{
+	struct svtrace_hop_stats *t[3] = {
+		&c->hops[port * SVTRACE_HOP_NR + hop],
+		&c->hops_iv[port * SVTRACE_HOP_NR + hop],
+		s && s->hops ? &s->hops[port * SVTRACE_HOP_NR + hop] : NULL,
+	};
+
+	for (int i = 0; i < 3; i++) {
+		if (!t[i])
+			continue;
+		switch (what) {
+		case 0:
+			t[i]->frames++;
+			sv_stats_add(&t[i]->lat, lat);
+			break;
+		case 1:
+			t[i]->missing++;
+			break;
+		case 2:
+			t[i]->dropped++;
+			break;
+		default:
+			t[i]->unwanted++;
+			break;
+		}
+	}
+}
+
+/* Accounts an entry's outcome on every hop of every port, then frees the slot (backward shift). */
+static void entry_resolve(struct svtrace_corr *c, uint32_t i)
+{
+	struct corr_entry *e = slot(c, i);
+	struct corr_stream *s = &c->streams[e->stream - 1];
+	uint32_t j, k;
+
+	for (unsigned p = 1; p <= c->cfg.nports; p++) {
+		const struct corr_port *cp = &e->port[p - 1];
+
+		if (cp->state & PS_EG) {
+			if (e->has_in)
+				hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 0, cp->t_eg - e->t_in);
+			if (cp->state & (PS_TK | PS_UNWANTED)) {
+				hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, 0, cp->t_tk - cp->t_eg);
+				if (e->has_in)
+					hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 0, cp->t_tk - e->t_in);
+				if (cp->state & PS_UNWANTED) {
+					hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, 3, 0);
+					if (e->has_in)
+						hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 3, 0);
+				}
+			} else {
+				int what = cp->state & PS_DROP ? 2 : 1;
+
+				hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, what, 0);
+				if (e->has_in)
+					hop_add(c, s, p, SVTRACE_HOP_T1_T2B, what, 0);
+			}
+		} else if (e->has_in) {
+			int what = cp->state & PS_PREDROP ? 2 : 1;
+
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, what, 0);
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, what, 0);
+		} else if (cp->state & PS_DONE) {
+			c->cnt.orphans++;
+		}
+	}
+	/* Backward-shift deletion keeps probe chains intact without tombstones. */
+	memset(e, 0, c->stride);
+	c->live--;
+	for (j = (i + 1) & c->mask; slot(c, j)->stream; j = (j + 1) & c->mask) {
+		struct corr_entry *f = slot(c, j);
+
+		k = key_hash(f->stream - 1, f->smpcnt) & c->mask;
+		/* f may move to i if its home k is not cyclically in (i, j]. */
+		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+			memcpy(slot(c, i), f, c->stride);
+			memset(f, 0, c->stride);
+			i = j;
+		}
+	}
+}
+
+static bool entry_complete(const struct svtrace_corr *c, const struct corr_entry *e)
+{
+	if (!e->has_in)
+		return false;
+	for (unsigned p = 0; p < c->cfg.nports; p++) {
+		uint32_t st = e->port[p].state;
+
+		/* A take may be read from the ring before its egress (two CPUs): wait for both. */
+		if (!(st & PS_PREDROP) && !((st & PS_EG) && (st & (PS_TK | PS_DROP | PS_UNWANTED))))
+			return false;
+	}
+	return true;
+}
+
+static void reason_add(struct svtrace_corr *c, unsigned port, uint32_t reason)
+{
+	struct port_reasons *pr = &c->reasons[port];
+
+	for (unsigned i = 0; i < pr->n; i++) {
+		if (pr->r[i].reason == reason) {
+			pr->r[i].count++;
+			return;
+		}
+	}
+	if (pr->n < SVTRACE_CORR_MAX_REASONS) {
+		pr->r[pr->n].reason = reason;
+		pr->r[pr->n].count = 1;
+		pr->n++;
+	}
+}
+
+static void late_add(struct svtrace_corr *c, const struct corr_entry *e, unsigned port,
+		     const struct svtrace_obs *o, enum svtrace_hop hop, int64_t hop_ns)
+{
+	struct svtrace_late l = {
+		.stream = e->stream - 1, .smpcnt = e->smpcnt, .port = port, .hop = hop, .hop_ns = hop_ns,
+		.t_mono_ns = o->t_mono_ns, .feeder_tid = o->feeder_tid, .wait_ns = o->wait_ns,
+		.holder_pid = o->holder_pid, .holder_policy = o->holder_policy, .holder_prio = o->holder_prio,
+	};
+	unsigned i, min = 0;
+
+	if (o->feeder_comm)
+		strncpy(l.feeder_comm, o->feeder_comm, sizeof(l.feeder_comm) - 1);
+	if (o->holder_comm)
+		strncpy(l.holder_comm, o->holder_comm, sizeof(l.holder_comm) - 1);
+	c->cnt.late_total++;
+	if (c->cfg.on_late)
+		c->cfg.on_late(c->cfg.ctx, &l);
+	if (!c->cfg.late_max)
+		return;
+	if (c->nlate < c->cfg.late_max) {
+		c->late[c->nlate++] = l;
+		return;
+	}
+	/* Full: keep the worst ones. */
+	for (i = 1; i < c->nlate; i++)
+		if (c->late[i].hop_ns < c->late[min].hop_ns)
+			min = i;
+	if (l.hop_ns > c->late[min].hop_ns)
+		c->late[min] = l;
+}
+
+int svtrace_corr_add(struct svtrace_corr *c, const struct svtrace_obs *o)
+{
+	struct corr_entry *e = NULL;
+	struct corr_port *cp;
+	uint32_t i;
+	int idx;
+
+	c->cnt.observations++;
+	if (o->kind != SVTRACE_OBS_INGRESS && (o->port < 1 || o->port > c->cfg.nports)) {
+		c->cnt.bad_port++;
+		return -EINVAL;
+	}
+	idx = stream_get(c, o->appid, o->svid, o->svid_len);
+	if (idx < 0)
+		return idx;
+	for (i = key_hash((uint32_t)idx, o->smpcnt) & c->mask;; i = (i + 1) & c->mask) {
+		e = slot(c, i);
+		if (!e->stream || (e->stream == (uint32_t)idx + 1 && e->smpcnt == o->smpcnt))
+			break;
+	}
+	if (o->kind == SVTRACE_OBS_INGRESS) {
+		c->streams[idx].frames++;
+		if (e->stream) {
+			/* The same key again: last second's frame is resolved with what it has. */
+			c->cnt.evicted_reuse++;
+			entry_resolve(c, i);
+			return svtrace_corr_add(c, o);
+		}
+	}
+	if (!e->stream) {
+		if (o->kind != SVTRACE_OBS_INGRESS && o->kind != SVTRACE_OBS_EGRESS &&
+		    o->kind != SVTRACE_OBS_PORT_DROP) {
+			c->cnt.orphans++;
+			return 0;
+		}
+		if (c->live + 1 > c->mask - c->mask / 4) {
+			/* Full (75 % load): the oldest entry near this key makes room; counted. */
+			uint32_t old = i, j, n;
+			int64_t t_old = INT64_MAX;
+
+			for (j = (i - 1) & c->mask, n = 0; n < 64 && slot(c, j)->stream;
+			     j = (j - 1) & c->mask, n++) {
+				if (slot(c, j)->t_first < t_old) {
+					t_old = slot(c, j)->t_first;
+					old = j;
+				}
+			}
+			c->cnt.evicted_full++;
+			if (old != i) {
+				entry_resolve(c, old);
+				return svtrace_corr_add(c, o);
+			}
+			c->cnt.orphans++;
+			return 0;
+		}
+		memset(e, 0, c->stride);
+		e->stream = (uint32_t)idx + 1;
+		e->smpcnt = o->smpcnt;
+		e->t_first = o->t_mono_ns;
+		c->live++;
+	}
+	switch (o->kind) {
+	case SVTRACE_OBS_INGRESS:
+		e->has_in = 1;
+		e->t_in = o->t_mono_ns;
+		return 0;
+	case SVTRACE_OBS_EGRESS:
+		cp = &e->port[o->port - 1];
+		if (cp->state & PS_EG) {
+			c->cnt.duplicates++;
+			return 0;
+		}
+		cp->state |= PS_EG;
+		cp->t_eg = o->t_mono_ns;
+		break;
+	case SVTRACE_OBS_TAKEN:
+	case SVTRACE_OBS_UNWANTED:
+		cp = &e->port[o->port - 1];
+		if (cp->state & PS_DONE) {
+			c->cnt.duplicates++;
+			return 0;
+		}
+		cp->state |= o->kind == SVTRACE_OBS_TAKEN ? PS_TK : PS_UNWANTED;
+		cp->t_tk = o->t_mono_ns;
+		if (c->cfg.late_ns && e->has_in && cp->t_tk - e->t_in > c->cfg.late_ns)
+			late_add(c, e, o->port, o, SVTRACE_HOP_T1_T2B, cp->t_tk - e->t_in);
+		else if (c->cfg.late_ns && !e->has_in && (cp->state & PS_EG) &&
+			 cp->t_tk - cp->t_eg > c->cfg.late_ns)
+			late_add(c, e, o->port, o, SVTRACE_HOP_T2A_T2B, cp->t_tk - cp->t_eg);
+		break;
+	case SVTRACE_OBS_DROP:
+	case SVTRACE_OBS_PORT_DROP:
+		cp = &e->port[o->port - 1];
+		if (cp->state & PS_DONE) {
+			c->cnt.duplicates++;
+			return 0;
+		}
+		cp->state |= (o->kind == SVTRACE_OBS_DROP || (cp->state & PS_EG)) ? PS_DROP : PS_PREDROP;
+		reason_add(c, o->port, o->reason);
+		break;
+	}
+	if (entry_complete(c, e))
+		entry_resolve(c, i);
+	return 0;
+}
+
+void svtrace_corr_expire(struct svtrace_corr *c, int64_t now_mono_ns)
+{
+	uint32_t i = 0;
+
+	while (i <= c->mask) {
+		struct corr_entry *e = slot(c, i);
+
+		if (e->stream && now_mono_ns - e->t_first > c->cfg.timeout_ns) {
+			c->cnt.evicted_timeout++;
+			entry_resolve(c, i);
+			/* Slot i may now hold a shifted entry: look at it again. */
+			continue;
+		}
+		i++;
+	}
+}
+
+void svtrace_corr_flush(struct svtrace_corr *c)
+{
+	for (uint32_t i = 0; i <= c->mask;) {
+		if (slot(c, i)->stream) {
+			entry_resolve(c, i);
+			continue;
+		}
+		i++;
+	}
+}
+
+const struct svtrace_hop_stats *svtrace_corr_hop(const struct svtrace_corr *c, unsigned port,
+						 enum svtrace_hop hop)
+{
+	if (port < 1 || port > c->cfg.nports || (unsigned)hop >= SVTRACE_HOP_NR)
+		return NULL;
+	return &c->hops[port * SVTRACE_HOP_NR + hop];
+}
+
+const struct svtrace_hop_stats *svtrace_corr_hop_interval(const struct svtrace_corr *c, unsigned port,
+							  enum svtrace_hop hop)
+{
+	if (port < 1 || port > c->cfg.nports || (unsigned)hop >= SVTRACE_HOP_NR)
+		return NULL;
+	return &c->hops_iv[port * SVTRACE_HOP_NR + hop];
+}
+
+void svtrace_corr_interval_reset(struct svtrace_corr *c)
+{
+	hops_init(c->hops_iv, (size_t)(c->cfg.nports + 1) * SVTRACE_HOP_NR);
+}
+
+unsigned svtrace_corr_nstreams(const struct svtrace_corr *c)
+{
+	return c->nstreams;
+}
+
+int svtrace_corr_stream(const struct svtrace_corr *c, unsigned idx, uint16_t *appid, const uint8_t **svid,
+			size_t *svid_len, uint64_t *ingress_frames)
+{
+	if (idx >= c->nstreams)
+		return -ENOENT;
+	if (appid)
+		*appid = c->streams[idx].appid;
+	if (svid)
+		*svid = c->streams[idx].svid;
+	if (svid_len)
+		*svid_len = c->streams[idx].svid_len;
+	if (ingress_frames)
+		*ingress_frames = c->streams[idx].frames;
+	return 0;
+}
+
+const struct svtrace_hop_stats *svtrace_corr_stream_hop(const struct svtrace_corr *c, unsigned idx,
+							unsigned port, enum svtrace_hop hop)
+{
+	if (idx >= c->nstreams || !c->streams[idx].hops || port < 1 || port > c->cfg.nports ||
+	    (unsigned)hop >= SVTRACE_HOP_NR)
+		return NULL;
+	return &c->streams[idx].hops[port * SVTRACE_HOP_NR + hop];
+}
+
+const struct svtrace_reason_count *svtrace_corr_reasons(const struct svtrace_corr *c, unsigned port,
+							unsigned *n)
+{
+	if (port < 1 || port > c->cfg.nports) {
+		*n = 0;
+		return NULL;
+	}
+	*n = c->reasons[port].n;
+	return c->reasons[port].r;
+}
+
+static int late_cmp(const void *a, const void *b)
+{
+	const struct svtrace_late *x = a, *y = b;
+
+	return (x->hop_ns < y->hop_ns) - (x->hop_ns > y->hop_ns);
+}
+
+void svtrace_corr_late_sort(struct svtrace_corr *c)
+{
+	if (c->nlate > 1)
+		qsort(c->late, c->nlate, sizeof(*c->late), late_cmp);
+}
+
+const struct svtrace_late *svtrace_corr_late(const struct svtrace_corr *c, unsigned *n)
+{
+	*n = c->nlate;
+	return c->late;
+}
+
+const struct svtrace_corr_counters *svtrace_corr_counters(const struct svtrace_corr *c)
+{
+	return &c->cnt;
+}
+
+uint32_t svtrace_corr_live(const struct svtrace_corr *c)
+{
+	return c->live;
+}

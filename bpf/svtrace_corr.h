@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * svtrace's correlation: matches the observations of one SV frame across the points of the host
+ * (T1 ingress, T2a egress toward guest p, T2b taken by guest p's feeder, or dropped) and turns them into
+ * per-hop latency histograms, missing/dropped counts and the list of late frames with their attribution.
+ *
+ * A frame is identified by (stream, smpCnt) within the current second, per egress port: smpCnt restarts
+ * every second (IEC 61850-9-2 / 61869-9 §6.904), so the next occurrence of the same key is the next
+ * second's frame and evicts the previous entry. Memory is fixed at creation: one open-addressing table
+ * of `capacity` entries, and stream statistics allocated when a stream is first seen (at most
+ * max_streams). Entries still incomplete after `timeout_ns` (or evicted by the next second's frame, or
+ * by a full table) count as missing at the hop they never reached. Pure computation: no clock reads,
+ * no I/O, no logging - the unit tests drive it with tables of observations.
+ */
+#ifndef SVTRACE_CORR_H
+#define SVTRACE_CORR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sv_stats.h"
+
+#define SVTRACE_CORR_MAX_PORTS 16	/* egress ports 1..15 (0 is the ingress) */
+#define SVTRACE_CORR_SVID_MAX 64
+#define SVTRACE_CORR_MAX_REASONS 16	/* distinct drop reasons kept per port */
+
+enum svtrace_obs_kind {
+	SVTRACE_OBS_INGRESS = 1,	/* T1 */
+	SVTRACE_OBS_EGRESS = 2,		/* T2a on port */
+	SVTRACE_OBS_TAKEN = 3,		/* T2b on port */
+	SVTRACE_OBS_DROP = 4,		/* freed with a drop reason after T2a on port */
+	SVTRACE_OBS_PORT_DROP = 5,	/* dropped on port before T2a (tc egress, qdisc) */
+	SVTRACE_OBS_UNWANTED = 6,	/* reached the guest namespace, nobody wanted it (not a loss) */
+};
+
+enum svtrace_hop {
+	SVTRACE_HOP_T1_T2A = 0,
+	SVTRACE_HOP_T2A_T2B = 1,
+	SVTRACE_HOP_T1_T2B = 2,
+	SVTRACE_HOP_NR
+};
+/* "T1", "T2a" / "T2a", "T2b" ... */
+const char *svtrace_hop_from(enum svtrace_hop h);
+const char *svtrace_hop_to(enum svtrace_hop h);
+
+struct svtrace_obs {
+	enum svtrace_obs_kind kind;
+	unsigned port;			/* 1..nports for everything but INGRESS */
+	uint16_t appid;
+	uint16_t smpcnt;
+	const uint8_t *svid;
+	size_t svid_len;
+	int64_t t_mono_ns;
+	uint32_t reason;		/* drops: kernel skb_drop_reason value */
+	/* TAKEN/UNWANTED: who fed the frame to the guest (from the BPF take event) */
+	uint32_t feeder_tid;
+	const char *feeder_comm;
+	int64_t wait_ns;
+	uint32_t holder_pid;
+	const char *holder_comm;
+	uint32_t holder_policy;
+	uint32_t holder_prio;		/* rt_priority for FIFO/RR, else nice */
+};
+
+struct svtrace_hop_stats {
+	uint64_t frames;		/* reached `to` from `from` (latency values) */
+	uint64_t missing;		/* seen at `from`, never at `to` */
+	uint64_t dropped;		/* freed with a drop reason between the two */
+	uint64_t unwanted;		/* (hops ending at T2b) reached the guest, freed unwanted */
+	struct sv_stats lat;		/* to - from, ns */
+};
+
+struct svtrace_reason_count {
+	uint32_t reason;
+	uint64_t count;
+};
+
+struct svtrace_late {
+	uint32_t stream;
+	uint16_t smpcnt;
+	unsigned port;
+	enum svtrace_hop hop;
+	int64_t hop_ns;
+	int64_t t_mono_ns;		/* when it was taken */
+	uint32_t feeder_tid;
+	char feeder_comm[16];
+	int64_t wait_ns;
+	uint32_t holder_pid;
+	char holder_comm[16];
+	uint32_t holder_policy;
+	uint32_t holder_prio;
+};
+
+struct svtrace_corr_counters {
+	uint64_t observations;
+	uint64_t orphans;		/* T2a/T2b/drop with no T1 entry */
+	uint64_t evicted_timeout;	/* incomplete entries evicted by age */
+	uint64_t evicted_reuse;		/* evicted by the same key a second later */
+	uint64_t evicted_full;		/* evicted because the table was full */
+	uint64_t duplicates;		/* same point seen twice for one entry */
+	uint64_t streams_overflow;	/* observations of streams beyond max_streams */
+	uint64_t bad_port;		/* port number out of range */
+	uint64_t late_total;		/* frames over the threshold (the list keeps the worst) */
+};
+
+struct svtrace_corr_cfg {
+	unsigned nports;		/* egress ports, 1..SVTRACE_CORR_MAX_PORTS-1 */
+	uint32_t capacity;		/* frame table slots (rounded up to a power of two) */
+	int64_t timeout_ns;		/* incomplete entries older than this are evicted */
+	int64_t late_ns;		/* T1->T2b above this goes to the late list (0: none) */
+	unsigned late_max;		/* late list size (keeps the worst) */
+	unsigned max_streams;
+	/* Called for each frame over the threshold, before it may be displaced from the list. */
+	void (*on_late)(void *ctx, const struct svtrace_late *l);
+	void *ctx;
+};
+
+struct svtrace_corr;
+
+/* Returns 0, -EINVAL (bad cfg) or -ENOMEM. All memory is allocated here except per-stream stats. */
+int svtrace_corr_new(struct svtrace_corr **c, const struct svtrace_corr_cfg *cfg);
+void svtrace_corr_free(struct svtrace_corr *c);
+
+/*
+ * Adds one observation. Returns 0; -EINVAL for a bad port (counted), -ENOSPC when the stream table is
+ * full (counted). No allocation except the first observation of a new stream.
+ */
+int svtrace_corr_add(struct svtrace_corr *c, const struct svtrace_obs *o);
+
+/* Evicts entries whose T1 (or first observation) is older than now - timeout_ns. */
+void svtrace_corr_expire(struct svtrace_corr *c, int64_t now_mono_ns);
+/* Resolves every entry (end of run): what is incomplete now is missing. */
+void svtrace_corr_flush(struct svtrace_corr *c);
+
+/* Aggregate over all streams of one egress port (1..nports). NULL when out of range. */
+const struct svtrace_hop_stats *svtrace_corr_hop(const struct svtrace_corr *c, unsigned port,
+						 enum svtrace_hop hop);
+/* Same, since the last svtrace_corr_interval_reset() (live mode). */
+const struct svtrace_hop_stats *svtrace_corr_hop_interval(const struct svtrace_corr *c, unsigned port,
+							  enum svtrace_hop hop);
+void svtrace_corr_interval_reset(struct svtrace_corr *c);
+
+unsigned svtrace_corr_nstreams(const struct svtrace_corr *c);
+/* Stream @idx identity; svid not NUL-terminated (length in *svid_len). Returns 0 or -ENOENT. */
+int svtrace_corr_stream(const struct svtrace_corr *c, unsigned idx, uint16_t *appid, const uint8_t **svid,
+			size_t *svid_len, uint64_t *ingress_frames);
+/* Per-stream hop statistics; NULL if absent (allocation failed or out of range). */
+const struct svtrace_hop_stats *svtrace_corr_stream_hop(const struct svtrace_corr *c, unsigned idx,
+							unsigned port, enum svtrace_hop hop);
+/* Looks a stream up by full identity (APPID + the whole svID). Returns its index or -ENOENT. */
+int svtrace_corr_stream_find(const struct svtrace_corr *c, uint16_t appid, const uint8_t *svid,
+			     size_t svid_len);
+
+/* Drop reasons seen on @port (both hops), *n entries. */
+const struct svtrace_reason_count *svtrace_corr_reasons(const struct svtrace_corr *c, unsigned port,
+							unsigned *n);
+/* Late list, worst first after svtrace_corr_late_sort(). */
+const struct svtrace_late *svtrace_corr_late(const struct svtrace_corr *c, unsigned *n);
+void svtrace_corr_late_sort(struct svtrace_corr *c);
+const struct svtrace_corr_counters *svtrace_corr_counters(const struct svtrace_corr *c);
+/* Entries currently in the table (tests: bounded memory). */
+uint32_t svtrace_corr_live(const struct svtrace_corr *c);
+
+#endif /* SVTRACE_CORR_H */

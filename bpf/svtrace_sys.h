@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* svtrace's system helpers: namespaces, interfaces, privileges, kernel feature probes, drop reasons. */
+#ifndef SVTRACE_SYS_H
+#define SVTRACE_SYS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Inode of a network namespace: @name NULL = ours, else /var/run/netns/NAME (ip-netns). 0 or -errno. */
+int svtrace_netns_ino(const char *name, uint32_t *ino);
+
+/* ifindex of @ifname inside netns @name (NULL = ours): enters it briefly with setns(2) and comes back.
+ * Returns 0, -ENODEV (no such interface there), -ENOENT (no such netns) or -errno. */
+int svtrace_ifindex(const char *netns, const char *ifname, uint32_t *ifindex);
+
+/* Every non-loopback interface of netns @name but @except (for --egress all). Returns the count
+ * written to names[] (up to max, each IFNAMSIZ), or -errno. */
+int svtrace_list_ifaces(const char *netns, const char *except, char (*names)[16], unsigned max);
+
+/* 0 when the process may load tracing BPF (CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN); else -EPERM and
+ * @missing names what is missing ("CAP_BPF and CAP_PERFMON"). */
+int svtrace_check_caps(char *missing, unsigned size);
+
+/* Kernel has BTF for tp_btf (/sys/kernel/btf/vmlinux). */
+bool svtrace_have_vmlinux_btf(void);
+/* Tracepoint @sys:@name exists (tracefs events dir, or a btf_trace_@name type in vmlinux/module BTF). */
+bool svtrace_have_tracepoint(const char *sys, const char *name, const char *module);
+/* Kernel symbol in /proc/kallsyms (a kprobe target). */
+bool svtrace_have_ksym(const char *sym);
+
+/* enum skb_drop_reason names from the running kernel's BTF ("TC_INGRESS", without the prefix).
+ * Loads once; returns NULL for unknown values or without BTF. */
+const char *svtrace_drop_reason_name(uint32_t value);
+/* Reverse lookup (tests, classification): value of @name, or -ENOENT. */
+int64_t svtrace_drop_reason_value(const char *name);
+void svtrace_drop_reasons_free(void);
+
+#endif /* SVTRACE_SYS_H */

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * One table drives a program's configuration (STYLE.md 9, after linuxptp's config_tab): each key is one
+ * row {name, type, range, default, field offset, help}. The same table
+ *  - loads a YAML file through libyaml (sv_config_load_file), errors naming file:line:column;
+ *  - applies command-line overrides "key=value" (sv_config_set), keys as dotted paths;
+ *  - prints the effective configuration as YAML that loads back to the same values (sv_config_print);
+ *  - prints the reference of every key for --help (sv_config_help).
+ * Unknown keys, duplicate keys, wrong YAML node kinds, bad numbers and out-of-range values are errors.
+ * Nested mappings are SV_CFG_SECTION rows; a YAML sequence of mappings (e.g. one per stream) is an
+ * SV_CFG_LIST row over a fixed array in the target struct (no allocation: bounded by the row's count).
+ *
+ * Path syntax (overrides, error messages): "clock", "af_packet.qdisc_bypass", "streams[2].svid",
+ * "streams[*].vlan_id" (every element present). "streams[N]..." with N equal to the current count appends
+ * an element initialised from the defaults.
+ *
+ * Scalars (strict, STYLE.md 10): integers are decimal or 0x-hex, no leading '+', no spaces, no octal;
+ * doubles are strtod syntax without nan/inf; booleans true/false/yes/no/on/off; MAC addresses
+ * xx:xx:xx:xx:xx:xx or xx-xx-xx-xx-xx-xx; enums are one of the row's names (case-sensitive).
+ */
+#ifndef SV_CONFIG_H
+#define SV_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum sv_cfg_type {
+	SV_CFG_BOOL,	/* bool */
+	SV_CFG_INT,	/* signed integer of size 1, 2, 4 or 8 */
+	SV_CFG_UINT,	/* unsigned integer of size 1, 2, 4 or 8 */
+	SV_CFG_DOUBLE,	/* double */
+	SV_CFG_STRING,	/* char[size], NUL-terminated; longer values are errors */
+	SV_CFG_ENUM,	/* int holding the index into names[] */
+	SV_CFG_MAC,	/* uint8_t[6] */
+	SV_CFG_DOUBLES, /* double[count]: a YAML sequence of exactly count numbers, or one number for all */
+	SV_CFG_SECTION, /* nested mapping described by sub[], fields relative to offset */
+	SV_CFG_LIST,	/* sequence of mappings: count elements of size bytes at offset, number at count_offset */
+};
+
+struct sv_cfg_key {
+	const char *name;
+	enum sv_cfg_type type;
+	size_t offset;
+	size_t size;		     /* field size; element size for SV_CFG_LIST */
+	double min, max;	     /* numbers (each element of SV_CFG_DOUBLES); ignored when min > max */
+	const char *def;	     /* default in scalar syntax ("1", "[1, 2, 3]" for DOUBLES); NULL = zero/empty;
+				      * for SV_CFG_LIST the number of default elements ("1") */
+	const char *help;
+	const char *const *names;    /* SV_CFG_ENUM: NULL-terminated */
+	const struct sv_cfg_key *sub; /* SV_CFG_SECTION, SV_CFG_LIST: table ended by a row with name NULL */
+	unsigned count;		     /* SV_CFG_DOUBLES: elements; SV_CFG_LIST: maximum elements */
+	size_t count_offset;	     /* SV_CFG_LIST: offset of the unsigned element count */
+};
+
+#define SV_CFG_FSIZE(type, field) sizeof(((type *)0)->field)
+/* min > max: no range check */
+
+/* Row builders; @T is the struct the table describes. */
+#define SV_CFG_KEY_BOOL(T, f, n, d, h) { .name = n, .type = SV_CFG_BOOL, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .def = d, .help = h }
+#define SV_CFG_KEY_INT(T, f, n, lo, hi, d, h) { .name = n, .type = SV_CFG_INT, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = lo, .max = hi, .def = d, .help = h }
+#define SV_CFG_KEY_UINT(T, f, n, lo, hi, d, h) { .name = n, .type = SV_CFG_UINT, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = lo, .max = hi, .def = d, .help = h }
+#define SV_CFG_KEY_DOUBLE(T, f, n, lo, hi, d, h) { .name = n, .type = SV_CFG_DOUBLE, \
+	.offset = offsetof(T, f), .size = SV_CFG_FSIZE(T, f), .min = lo, .max = hi, .def = d, .help = h }
+#define SV_CFG_KEY_STRING(T, f, n, d, h) { .name = n, .type = SV_CFG_STRING, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .def = d, .help = h }
+#define SV_CFG_KEY_ENUM(T, f, n, nm, d, h) { .name = n, .type = SV_CFG_ENUM, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .def = d, .help = h, .names = nm }
+#define SV_CFG_KEY_MAC(T, f, n, d, h) { .name = n, .type = SV_CFG_MAC, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .def = d, .help = h }
+#define SV_CFG_KEY_DOUBLES(T, f, n, lo, hi, d, h) { .name = n, .type = SV_CFG_DOUBLES, \
+	.offset = offsetof(T, f), .size = SV_CFG_FSIZE(T, f), .min = lo, .max = hi, .def = d, .help = h, \
+	.count = SV_CFG_FSIZE(T, f) / sizeof(double) }
+#define SV_CFG_KEY_SECTION(T, f, n, tab, h) { .name = n, .type = SV_CFG_SECTION, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .help = h, .sub = tab }
+#define SV_CFG_KEY_LIST(T, f, cnt, n, tab, d, h) { .name = n, .type = SV_CFG_LIST, .offset = offsetof(T, f), \
+	.size = sizeof(((T *)0)->f[0]), .min = 1, .max = 0, .def = d, .help = h, .sub = tab, \
+	.count = SV_CFG_FSIZE(T, f) / sizeof(((T *)0)->f[0]), .count_offset = offsetof(T, cnt) }
+#define SV_CFG_KEY_END { .name = NULL }
+
+/* Where and what went wrong. line/column are 1-based; 0 when the error has no position (overrides). */
+struct sv_cfg_error {
+	char file[128];
+	unsigned line;
+	unsigned column;
+	char path[128]; /* the key path, e.g. "streams[1].appid"; empty when not about one key */
+	char msg[256];	/* what is wrong, without the position */
+	char text[640]; /* "file:line:column: path: msg", ready to print */
+};
+
+/* Sets every key of @tab in @obj to its default (lists get their default number of elements).
+ * Returns 0, or -EINVAL when a default does not parse (a table bug; @err says which). */
+int sv_config_defaults(const struct sv_cfg_key *tab, void *obj, struct sv_cfg_error *err);
+
+/* Loads YAML from @path over @obj (call sv_config_defaults first: absent keys keep their value; a list
+ * present in the file replaces the whole list, each element starting from the defaults).
+ * Returns 0, -ENOENT/-EACCES... (cannot open), or -EINVAL with @err filled. */
+int sv_config_load_file(const struct sv_cfg_key *tab, void *obj, const char *path, struct sv_cfg_error *err);
+
+/* Same from memory; @name is used as the file name in errors. */
+int sv_config_load_string(const struct sv_cfg_key *tab, void *obj, const char *text, size_t len,
+			  const char *name, struct sv_cfg_error *err);
+
+/* Applies one "path=value" override. For SV_CFG_DOUBLES the value is "[a, b, c]" or one number; for a
+ * list path without a key ("streams[3]") nothing but the append happens. Returns 0 or -EINVAL. */
+int sv_config_set(const struct sv_cfg_key *tab, void *obj, const char *assignment, struct sv_cfg_error *err);
+
+/* Writes the effective configuration as YAML that sv_config_load_* reads back to the same values
+ * (doubles printed to round-trip exactly). Returns 0 or -EIO. */
+int sv_config_print(const struct sv_cfg_key *tab, const void *obj, FILE *f);
+
+/* Writes one line per key ("  streams[].signal.frequency  double 40..70 (50)  help"). */
+void sv_config_help(const struct sv_cfg_key *tab, FILE *f);
+
+/* Strict scalar parsers used by the table, for programs' own options. 0 or -EINVAL / -ERANGE. */
+int sv_parse_int64(const char *s, int64_t *out);
+int sv_parse_uint64(const char *s, uint64_t *out);
+int sv_parse_double(const char *s, double *out);
+int sv_parse_bool(const char *s, bool *out);
+int sv_parse_mac(const char *s, uint8_t mac[6]);
+
+#endif /* SV_CONFIG_H */

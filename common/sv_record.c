@@ -1,0 +1,1377 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The record format: writer, reader, CSV export. Contract in sv_record.h, layout in
+ * docs/record-format.md. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sv_record.h"
+#include "sv_stats.h"
+
+#ifndef SVKIT_VERSION
+#define SVKIT_VERSION ""
+#endif
+
+/* ---- Names ------------------------------------------------------------------------------------ */
+
+static const char *const kind_names[SV_REC_KIND_MAX] = {
+	[SV_REC_STREAM] = "stream", [SV_REC_NAME] = "name",	[SV_REC_EVENT] = "event",
+	[SV_REC_SUMMARY] = "summary", [SV_REC_HIST] = "hist", [SV_REC_DROP] = "drop",
+	[SV_REC_THREAD] = "thread", [SV_REC_SYNC] = "sync",	[SV_REC_END] = "end",
+};
+
+const char *sv_rec_kind_name(unsigned kind)
+{
+	if (kind >= SV_REC_KIND_MAX || !kind_names[kind])
+		return "unknown";
+	return kind_names[kind];
+}
+
+static const char *const point_names[SV_POINT_COUNT] = { "Ts", "T0", "T1", "T2a", "T2b", "T3", "T4" };
+
+const char *sv_point_name(unsigned point)
+{
+	if (point == SV_POINT_NONE)
+		return "none";
+	if (point >= SV_POINT_COUNT)
+		return "unknown";
+	return point_names[point];
+}
+
+int sv_point_parse(const char *name, enum sv_point *out)
+{
+	unsigned i;
+
+	for (i = 0; name && i < SV_POINT_COUNT; i++) {
+		if (!strcmp(name, point_names[i])) {
+			*out = (enum sv_point)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int sv_hop_format(unsigned from, unsigned to, char *buf, size_t size)
+{
+	if (from == SV_POINT_NONE)
+		return snprintf(buf, size, "%s", sv_point_name(to));
+	return snprintf(buf, size, "%s-%s", sv_point_name(from), sv_point_name(to));
+}
+
+static const char *const ts_names[SV_TS_COUNT] = { "none",     "scheduled", "user", "software",
+						   "hardware", "xdp_meta",  "bpf" };
+
+const char *sv_ts_source_name(unsigned src)
+{
+	return src < SV_TS_COUNT ? ts_names[src] : "unknown";
+}
+
+int sv_ts_source_parse(const char *name, enum sv_ts_source *out)
+{
+	unsigned i;
+
+	for (i = 0; name && i < SV_TS_COUNT; i++) {
+		if (!strcmp(name, ts_names[i])) {
+			*out = (enum sv_ts_source)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static const char *const t2_names[SV_T2_COUNT] = { "none", "scheduled", "handoff", "sample", "software",
+						   "refrtm" };
+
+const char *sv_t2_kind_name(unsigned kind)
+{
+	return kind < SV_T2_COUNT ? t2_names[kind] : "unknown";
+}
+
+static const char *const flag_names[] = { "late",	"skipped", "duplicate", "dropped",   "reordered",
+					  "simulation", "quality", "gap",	"not_synced" };
+_Static_assert(sizeof(flag_names) / sizeof(flag_names[0]) == 9, "one name per SV_REC_F_* bit");
+
+int sv_rec_flags_format(unsigned flags, char *buf, size_t size)
+{
+	size_t used = 0;
+	unsigned i;
+	int total = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (i = 0; i < 16; i++) {
+		const char *name;
+		int n;
+
+		if (!(flags & (1u << i)))
+			continue;
+		name = i < sizeof(flag_names) / sizeof(flag_names[0]) ? flag_names[i] : "unknown";
+		n = snprintf(buf + used, size > used ? size - used : 0, "%s%s", total ? "|" : "", name);
+		if (n < 0)
+			return n;
+		total += n;
+		used = (size_t)total < size ? (size_t)total : (size ? size - 1 : 0);
+	}
+	return total;
+}
+
+const char *sv_rec_reason_name(unsigned reason)
+{
+	switch (reason) {
+	case SV_REASON_NONE:
+		return "none";
+	case SV_REASON_DEADLINE_MISSED:
+		return "deadline_missed";
+	case SV_REASON_TX_RING_FULL:
+		return "tx_ring_full";
+	case SV_REASON_TX_ERROR:
+		return "tx_error";
+	case SV_REASON_DECODE_ERROR:
+		return "decode_error";
+	case SV_REASON_FILTERED:
+		return "filtered";
+	case SV_REASON_RING_OVERFLOW:
+		return "ring_overflow";
+	case SV_REASON_STALE:
+		return "stale";
+	default:
+		return NULL;
+	}
+}
+
+const char *sv_rec_wait_cause_name(unsigned cause)
+{
+	static const char *const names[] = { "unknown", "runqueue", "preempted", "blocked", "irq" };
+
+	return cause < sizeof(names) / sizeof(names[0]) ? names[cause] : "unknown";
+}
+
+#define SV_RECORD_ERR_NAME(e, n, d) [SV_RECORD_E_##e] = n,
+#define SV_RECORD_ERR_DESC(e, n, d) [SV_RECORD_E_##e] = d,
+static const char *const err_names[SV_RECORD_E_COUNT] = { [SV_RECORD_OK] = "ok",
+							  SV_RECORD_ERRORS(SV_RECORD_ERR_NAME) };
+static const char *const err_descs[SV_RECORD_E_COUNT] = { [SV_RECORD_OK] = "no error",
+							  SV_RECORD_ERRORS(SV_RECORD_ERR_DESC) };
+
+const char *sv_record_errname(enum sv_record_err e)
+{
+	return (unsigned)e < SV_RECORD_E_COUNT ? err_names[e] : "unknown";
+}
+
+const char *sv_record_errdesc(enum sv_record_err e)
+{
+	return (unsigned)e < SV_RECORD_E_COUNT ? err_descs[e] : "unknown error";
+}
+
+/* ---- CRC-32C ---------------------------------------------------------------------------------- */
+
+static uint32_t crc_table[8][256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+	uint32_t i, j, c;
+
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (j = 0; j < 8; j++)
+			c = (c >> 1) ^ (0x82F63B78u & -(c & 1));
+		crc_table[0][i] = c;
+	}
+	for (i = 0; i < 256; i++)
+		for (j = 1; j < 8; j++)
+			crc_table[j][i] = (crc_table[j - 1][i] >> 8) ^ crc_table[0][crc_table[j - 1][i] & 0xff];
+}
+
+static uint32_t crc32c_sw(uint32_t crc, const uint8_t *p, size_t len)
+{
+	while (len >= 8) {
+		uint64_t w;
+
+		memcpy(&w, p, 8);
+		w ^= crc;
+		crc = crc_table[7][w & 0xff] ^ crc_table[6][(w >> 8) & 0xff] ^ crc_table[5][(w >> 16) & 0xff] ^
+		      crc_table[4][(w >> 24) & 0xff] ^ crc_table[3][(w >> 32) & 0xff] ^
+		      crc_table[2][(w >> 40) & 0xff] ^ crc_table[1][(w >> 48) & 0xff] ^ crc_table[0][w >> 56];
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		crc = (crc >> 8) ^ crc_table[0][(crc ^ *p++) & 0xff];
+	return crc;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc, const uint8_t *p, size_t len)
+{
+	uint64_t c = crc;
+
+	while (len >= 8) {
+		uint64_t w;
+
+		memcpy(&w, p, 8);
+		c = __builtin_ia32_crc32di(c, w);
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+	return (uint32_t)c;
+}
+#endif
+
+uint32_t sv_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	crc = ~crc;
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("sse4.2"))
+		return ~crc32c_hw(crc, buf, len);
+#endif
+	pthread_once(&crc_once, crc_init);
+	return ~crc32c_sw(crc, buf, len);
+}
+
+/* ---- Writer ----------------------------------------------------------------------------------- */
+
+static const uint16_t fixed_size[SV_REC_KIND_MAX] = {
+	[SV_REC_STREAM] = sizeof(struct sv_rec_stream), [SV_REC_NAME] = sizeof(struct sv_rec_name),
+	[SV_REC_EVENT] = sizeof(struct sv_rec_event),	[SV_REC_SUMMARY] = sizeof(struct sv_rec_summary),
+	[SV_REC_HIST] = 0 /* variable */,		[SV_REC_DROP] = sizeof(struct sv_rec_drop),
+	[SV_REC_THREAD] = sizeof(struct sv_rec_thread), [SV_REC_SYNC] = sizeof(struct sv_rec_sync),
+	[SV_REC_END] = sizeof(struct sv_rec_end),
+};
+
+#define BLK_HDR sizeof(struct sv_rec_block_header)
+#define HIST_MAX_RECORD 65528u /* largest multiple of 8 a u16 size holds */
+
+struct sv_record_writer {
+	int fd;
+	char *path;
+	uint32_t block_max;
+	uint64_t rotate_bytes;
+	uint32_t rotate_keep;
+	enum sv_clock_id clock;
+	clockid_t cid;
+	struct sv_rec_file_header hdr; /* template of every part's header */
+	uint8_t *buf;		       /* block header + payload */
+	size_t used;		       /* payload octets */
+	uint32_t nrec;		       /* records in the block */
+	uint64_t part_bytes;	       /* octets of the current part on disk */
+	uint64_t part_records;	       /* records of the current part on disk */
+	bool in_rotate;
+	struct sv_rec_stream *streams;
+	uint8_t *defined;
+	struct sv_rec_name *names;
+	unsigned nnames;
+	struct sv_record_writer_stats st;
+};
+
+static int64_t writer_now(const struct sv_record_writer *w)
+{
+	return sv_clock_gettime_ns(w->cid);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	size_t n = src ? strnlen(src, size - 1) : 0;
+
+	memset(dst, 0, size);
+	if (n)
+		memcpy(dst, src, n);
+}
+
+static void sync_to_rec(struct sv_rec_sync *r, const struct sv_clock_sync *s, int64_t t_ns)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = SV_REC_SYNC;
+	r->size = sizeof(*r);
+	r->status = s->status;
+	r->t_ns = t_ns;
+	r->maxerror_ns = s->maxerror_ns;
+	r->esterror_ns = s->esterror_ns;
+	r->offset_ns = s->offset_ns;
+	r->freq_ppb = s->freq_ppb;
+	r->tai_offset_s = s->tai_offset_s;
+	r->state = s->state;
+	r->unsync = s->unsync;
+	r->tai_unset = s->tai_unset;
+}
+
+static int writer_start_part(struct sv_record_writer *w);
+static int writer_rotate(struct sv_record_writer *w);
+
+/* Writes the pending block. On failure the block's records are lost (counted) and the part is cut back
+ * to its last good block, so the file stays readable. */
+static int writer_flush(struct sv_record_writer *w)
+{
+	struct sv_rec_block_header bh;
+	int err;
+
+	if (!w->nrec)
+		return 0;
+	bh.magic = SV_REC_BLOCK_MAGIC;
+	bh.len = (uint32_t)w->used;
+	bh.records = w->nrec;
+	bh.crc32c = sv_crc32c(sv_crc32c(0, &bh, 12), w->buf + BLK_HDR, w->used);
+	memcpy(w->buf, &bh, BLK_HDR);
+	err = write_all(w->fd, w->buf, BLK_HDR + w->used);
+	if (err) {
+		w->st.write_errors++;
+		w->st.lost_records += w->nrec;
+		if (ftruncate(w->fd, (off_t)w->part_bytes) == 0)
+			lseek(w->fd, (off_t)w->part_bytes, SEEK_SET);
+	} else {
+		w->part_bytes += BLK_HDR + w->used;
+		w->part_records += w->nrec;
+		w->st.bytes += BLK_HDR + w->used;
+		w->st.blocks++;
+	}
+	w->used = 0;
+	w->nrec = 0;
+	if (!err && w->rotate_bytes && !w->in_rotate && w->part_bytes >= w->rotate_bytes)
+		err = writer_rotate(w);
+	return err;
+}
+
+/* Room for @size octets in the block, flushing first if needed. Returns the slot or NULL (errno). */
+static uint8_t *writer_reserve(struct sv_record_writer *w, size_t size, int *err)
+{
+	*err = 0;
+	if (w->used + size > w->block_max) {
+		*err = writer_flush(w);
+		/* a failed flush emptied the buffer: the record itself can still go */
+	}
+	return w->buf + BLK_HDR + w->used;
+}
+
+static void writer_commit(struct sv_record_writer *w, uint8_t *slot, unsigned kind, size_t size)
+{
+	struct sv_rec_hdr h;
+
+	memcpy(&h, slot, sizeof(h));
+	h.kind = (uint8_t)kind;
+	h.size = (uint16_t)size;
+	memcpy(slot, &h, sizeof(h));
+	w->used += size;
+	w->nrec++;
+	w->st.records++;
+}
+
+static int writer_append(struct sv_record_writer *w, unsigned kind, const void *rec, size_t size)
+{
+	int err;
+	uint8_t *slot = writer_reserve(w, size, &err);
+
+	memcpy(slot, rec, size);
+	writer_commit(w, slot, kind, size);
+	return err;
+}
+
+static int writer_open_file(struct sv_record_writer *w)
+{
+	w->fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0)
+		return -errno;
+	return 0;
+}
+
+/* Header, then the stream and name tables so the part reads alone. */
+static int writer_start_part(struct sv_record_writer *w)
+{
+	struct sv_rec_file_header *h = &w->hdr;
+	unsigned i;
+	int err, first = 0;
+
+	h->part_start_ns = writer_now(w);
+	h->crc32c = sv_crc32c(0, h, offsetof(struct sv_rec_file_header, crc32c));
+	err = write_all(w->fd, h, sizeof(*h));
+	if (err)
+		return err;
+	w->part_bytes = sizeof(*h);
+	w->part_records = 0;
+	w->st.bytes += sizeof(*h);
+	w->st.parts++;
+	for (i = 0; i < SV_REC_MAX_STREAMS; i++) {
+		if (!w->defined[i])
+			continue;
+		err = writer_append(w, SV_REC_STREAM, &w->streams[i], sizeof(w->streams[i]));
+		if (err && !first)
+			first = err;
+	}
+	for (i = 0; i < w->nnames; i++) {
+		err = writer_append(w, SV_REC_NAME, &w->names[i], sizeof(w->names[i]));
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
+
+static int writer_end_part(struct sv_record_writer *w, bool rotated)
+{
+	struct sv_rec_end end;
+	int err;
+
+	err = writer_flush(w);
+	memset(&end, 0, sizeof(end));
+	end.rotated = rotated;
+	end.t_ns = writer_now(w);
+	end.records = w->part_records;
+	end.lost_records = w->st.lost_records;
+	writer_append(w, SV_REC_END, &end, sizeof(end));
+	if (!err)
+		err = writer_flush(w);
+	else
+		writer_flush(w);
+	return err;
+}
+
+static int rotated_name(char *buf, size_t size, const char *path, unsigned n)
+{
+	if (snprintf(buf, size, "%s.%u", path, n) >= (int)size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int writer_rotate(struct sv_record_writer *w)
+{
+	size_t plen = strlen(w->path) + 16;
+	char *from = malloc(plen), *to = malloc(plen);
+	unsigned i;
+	int err;
+
+	/* allocation here is per rotation (minutes apart), not per record */
+	if (!from || !to) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	w->in_rotate = true;
+	err = writer_end_part(w, true);
+	close(w->fd);
+	w->fd = -1;
+	/* path.(keep-1) -> path.keep ... path -> path.1: the oldest kept part is overwritten */
+	for (i = w->rotate_keep; i > 1; i--) {
+		rotated_name(from, plen, w->path, i - 1);
+		rotated_name(to, plen, w->path, i);
+		if (rename(from, to) && errno != ENOENT && !err)
+			err = -errno;
+	}
+	if (w->rotate_keep) {
+		rotated_name(to, plen, w->path, 1);
+		if (rename(w->path, to) && !err)
+			err = -errno;
+	} else if (unlink(w->path) && !err) {
+		err = -errno;
+	}
+	w->hdr.part++;
+	{
+		int e = writer_open_file(w);
+
+		if (e) {
+			err = e;
+			goto out_rot;
+		}
+	}
+	{
+		int e = writer_start_part(w);
+
+		if (e && !err)
+			err = e;
+	}
+out_rot:
+	w->in_rotate = false;
+out_free:
+	free(from);
+	free(to);
+	return err;
+}
+
+static void writer_free(struct sv_record_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->path);
+	free(w->buf);
+	free(w->streams);
+	free(w->defined);
+	free(w->names);
+	free(w);
+}
+
+int sv_record_writer_open(struct sv_record_writer **wp, const struct sv_record_writer_cfg *cfg)
+{
+	struct sv_record_writer *w;
+	struct sv_rec_file_header *h;
+	struct sv_clock_sync sync;
+	struct sv_clock_xlate x;
+	char host[65];
+	int err;
+
+	*wp = NULL;
+	if (!cfg || !cfg->path || !*cfg->path || !cfg->tool || strlen(cfg->tool) > 15 ||
+	    (unsigned)cfg->clock >= SV_CLOCK_COUNT)
+		return -EINVAL;
+	if (cfg->block_bytes && (cfg->block_bytes < SV_REC_BLOCK_MIN || cfg->block_bytes > SV_REC_BLOCK_LIMIT ||
+				 cfg->block_bytes % 8))
+		return -EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->block_max = cfg->block_bytes ? cfg->block_bytes : SV_REC_BLOCK_DEFAULT;
+	w->rotate_bytes = cfg->rotate_bytes;
+	w->rotate_keep = cfg->rotate_keep;
+	if (w->rotate_bytes && w->rotate_bytes < 2ull * w->block_max + SV_REC_HEADER_SIZE) {
+		err = -EINVAL;
+		goto out_free;
+	}
+	w->clock = cfg->clock;
+	if (cfg->clock == SV_CLOCK_PHC)
+		w->cid = cfg->phc_cid;
+	else
+		sv_clock_posix_id(cfg->clock, &w->cid);
+	w->path = strdup(cfg->path);
+	w->buf = malloc(BLK_HDR + w->block_max);
+	w->streams = calloc(SV_REC_MAX_STREAMS, sizeof(*w->streams));
+	w->defined = calloc(SV_REC_MAX_STREAMS, 1);
+	w->names = calloc(SV_REC_MAX_NAMES, sizeof(*w->names));
+	if (!w->path || !w->buf || !w->streams || !w->defined || !w->names) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	if (writer_now(w) < 0) { /* a stale PHC clockid */
+		err = -EINVAL;
+		goto out_free;
+	}
+
+	h = &w->hdr;
+	memcpy(h->magic, SV_REC_MAGIC, 8);
+	h->version_major = SV_REC_VERSION_MAJOR;
+	h->version_minor = SV_REC_VERSION_MINOR;
+	h->header_size = SV_REC_HEADER_SIZE;
+	h->clock = (uint8_t)cfg->clock;
+	h->block_max = w->block_max;
+	if (getrandom(&h->run_id, sizeof(h->run_id), GRND_NONBLOCK) != sizeof(h->run_id))
+		h->run_id = (uint64_t)sv_clock_gettime_ns(CLOCK_MONOTONIC) ^ ((uint64_t)getpid() << 40);
+	h->start_ns = writer_now(w);
+	h->start_realtime_ns = sv_clock_gettime_ns(CLOCK_REALTIME);
+	h->pid = (uint32_t)getpid();
+	h->phc_index = cfg->clock == SV_CLOCK_PHC ? cfg->phc_index : -1;
+	if (cfg->sync) {
+		sync = *cfg->sync;
+	} else if (sv_clock_sync_read(&sync)) {
+		/* no adjtimex (seccomp?): say unsynchronised rather than pretend */
+		memset(&sync, 0, sizeof(sync));
+		sync.unsync = true;
+		sync.tai_unset = true;
+		sync.state = 5;
+	}
+	sync_to_rec(&h->sync, &sync, h->start_ns);
+	h->tai_offset_s = sync.tai_offset_s;
+	if (sync.tai_unset)
+		h->flags |= SV_REC_FH_TAI_UNSET;
+	if (sync.unsync)
+		h->flags |= SV_REC_FH_UNSYNC;
+	if (cfg->clock == SV_CLOCK_TAI) {
+		h->flags |= SV_REC_FH_TO_TAI;
+	} else if (!cfg->no_to_tai && sv_clock_xlate_measure(&x, w->cid, CLOCK_TAI, 16) == 0) {
+		h->to_tai_ns = x.offset_ns;
+		h->to_tai_gap_ns = x.gap_ns;
+		h->flags |= SV_REC_FH_TO_TAI;
+	}
+	copy_str(h->tool, sizeof(h->tool), cfg->tool);
+	copy_str(h->tool_version, sizeof(h->tool_version), cfg->tool_version ? cfg->tool_version : SVKIT_VERSION);
+	if (cfg->host) {
+		copy_str(h->host, sizeof(h->host), cfg->host);
+	} else {
+		memset(host, 0, sizeof(host));
+		if (gethostname(host, sizeof(host) - 1))
+			strcpy(host, "unknown");
+		copy_str(h->host, sizeof(h->host), host);
+	}
+
+	err = writer_open_file(w);
+	if (err)
+		goto out_free;
+	err = writer_start_part(w);
+	if (err)
+		goto out_unlink;
+	*wp = w;
+	return 0;
+
+out_unlink:
+	unlink(w->path);
+out_free:
+	writer_free(w);
+	return err;
+}
+
+static bool stream_ok(const struct sv_record_writer *w, uint32_t stream)
+{
+	return stream == SV_REC_STREAM_NONE || (stream < SV_REC_MAX_STREAMS && w->defined[stream]);
+}
+
+static bool svid_ok(const char *svid, size_t *len)
+{
+	const char *nul = memchr(svid, '\0', SV_REC_SVID_SIZE);
+
+	if (!nul || nul == svid || nul - svid > 129)
+		return false;
+	*len = (size_t)(nul - svid);
+	return true;
+}
+
+int sv_record_define_stream(struct sv_record_writer *w, const struct sv_rec_stream *s)
+{
+	struct sv_rec_stream *t;
+	size_t len;
+
+	if (s->stream >= SV_REC_MAX_STREAMS || !svid_ok(s->svid, &len))
+		return -EINVAL;
+	t = &w->streams[s->stream];
+	*t = *s;
+	/* canonical: NUL padding after the svID, length field consistent */
+	memset(t->svid + len, 0, SV_REC_SVID_SIZE - len);
+	t->svid_len = (uint8_t)len;
+	t->kind = SV_REC_STREAM;
+	t->point = 0;
+	t->size = sizeof(*t);
+	w->defined[s->stream] = 1;
+	return writer_append(w, SV_REC_STREAM, t, sizeof(*t));
+}
+
+static bool name_same(const struct sv_rec_name *a, const struct sv_rec_name *b)
+{
+	return a->name_kind == b->name_kind && a->id == b->id && a->netns == b->netns;
+}
+
+int sv_record_define_name(struct sv_record_writer *w, const struct sv_rec_name *n)
+{
+	struct sv_rec_name *t = NULL;
+	unsigned i;
+
+	if (n->name_kind < SV_REC_NAME_IFINDEX || n->name_kind > SV_REC_NAME_DROP_REASON ||
+	    !memchr(n->name, '\0', sizeof(n->name)))
+		return -EINVAL;
+	for (i = 0; i < w->nnames; i++) {
+		if (name_same(&w->names[i], n)) {
+			t = &w->names[i];
+			break;
+		}
+	}
+	if (!t) {
+		if (w->nnames >= SV_REC_MAX_NAMES)
+			return -ENOSPC;
+		t = &w->names[w->nnames++];
+	}
+	*t = *n;
+	t->kind = SV_REC_NAME;
+	t->size = sizeof(*t);
+	memset(t->reserved, 0, sizeof(t->reserved));
+	return writer_append(w, SV_REC_NAME, t, sizeof(*t));
+}
+
+int sv_record_write_event(struct sv_record_writer *w, const struct sv_rec_event *ev)
+{
+	if (ev->point >= SV_POINT_COUNT || ev->ts_src >= SV_TS_COUNT || ev->t2_kind >= SV_T2_COUNT ||
+	    (ev->flags & ~SV_REC_F_ALL) || !stream_ok(w, ev->stream))
+		return -EINVAL;
+	return writer_append(w, SV_REC_EVENT, ev, sizeof(*ev));
+}
+
+static bool hop_ok(unsigned from, unsigned to)
+{
+	return to < SV_POINT_COUNT && (from < SV_POINT_COUNT || from == SV_POINT_NONE);
+}
+
+int sv_record_write_summary(struct sv_record_writer *w, const struct sv_rec_summary *s)
+{
+	if (!hop_ok(s->from_point, s->point) || !stream_ok(w, s->stream))
+		return -EINVAL;
+	return writer_append(w, SV_REC_SUMMARY, s, sizeof(*s));
+}
+
+int sv_record_write_drop(struct sv_record_writer *w, const struct sv_rec_drop *d)
+{
+	if ((d->point >= SV_POINT_COUNT && d->point != SV_POINT_NONE) || !stream_ok(w, d->stream) ||
+	    !memchr(d->reason_name, '\0', sizeof(d->reason_name)))
+		return -EINVAL;
+	return writer_append(w, SV_REC_DROP, d, sizeof(*d));
+}
+
+int sv_record_write_thread(struct sv_record_writer *w, const struct sv_rec_thread *t)
+{
+	struct sv_rec_thread c;
+
+	if (t->point >= SV_POINT_COUNT || !stream_ok(w, t->stream) || t->cause > SV_WAIT_IRQ)
+		return -EINVAL;
+	/* comm from the kernel is 16 octets and NUL-terminated; make sure of it */
+	c = *t;
+	c.feeder_comm[15] = '\0';
+	c.holder_comm[15] = '\0';
+	return writer_append(w, SV_REC_THREAD, &c, sizeof(c));
+}
+
+int sv_record_write_hist(struct sv_record_writer *w, const struct sv_rec_hist *hdr, const struct sv_stats *h)
+{
+	struct sv_rec_hist rh;
+	uint8_t *slot;
+	size_t cap, size;
+	ssize_t n;
+	int err, ferr = 0;
+
+	if (!hop_ok(hdr->from_point, hdr->point) || !stream_ok(w, hdr->stream))
+		return -EINVAL;
+	for (;;) {
+		slot = writer_reserve(w, sizeof(rh) + 8, &err);
+		if (err && !ferr)
+			ferr = err;
+		cap = w->block_max - w->used - sizeof(rh);
+		if (cap > HIST_MAX_RECORD - sizeof(rh))
+			cap = HIST_MAX_RECORD - sizeof(rh);
+		n = sv_stats_serialize(h, slot + sizeof(rh), cap);
+		if (n >= 0)
+			break;
+		if (!w->nrec) /* cannot happen: SV_STATS_SERIALIZED_MAX fits an empty block */
+			return -E2BIG;
+		err = writer_flush(w);
+		if (err && !ferr)
+			ferr = err;
+	}
+	size = (sizeof(rh) + (size_t)n + 7) & ~(size_t)7;
+	memset(slot + sizeof(rh) + n, 0, size - sizeof(rh) - (size_t)n);
+	rh = *hdr;
+	rh.len = (uint32_t)n;
+	rh.reserved0 = 0;
+	memcpy(slot, &rh, sizeof(rh));
+	writer_commit(w, slot, SV_REC_HIST, size);
+	return ferr;
+}
+
+int sv_record_write_sync(struct sv_record_writer *w, const struct sv_clock_sync *s, int64_t t_ns)
+{
+	struct sv_clock_sync now;
+	struct sv_rec_sync r;
+	int err;
+
+	if (!s) {
+		err = sv_clock_sync_read(&now);
+		if (err)
+			return err;
+		s = &now;
+	}
+	sync_to_rec(&r, s, t_ns ? t_ns : writer_now(w));
+	return writer_append(w, SV_REC_SYNC, &r, sizeof(r));
+}
+
+void sv_rec_summary_fill(struct sv_rec_summary *s, const struct sv_stats *h)
+{
+	struct sv_stats_summary sum;
+
+	sv_stats_summarize(h, &sum);
+	s->count = sum.count;
+	s->min = sum.min;
+	s->p50 = sum.p50;
+	s->p99 = sum.p99;
+	s->p999 = sum.p999;
+	s->p9999 = sum.p9999;
+	s->max = sum.max;
+	s->p50_err = sum.p50_err;
+	s->p99_err = sum.p99_err;
+	s->p999_err = sum.p999_err;
+	s->p9999_err = sum.p9999_err;
+	s->negative = sum.negative;
+}
+
+int sv_record_flush(struct sv_record_writer *w)
+{
+	return writer_flush(w);
+}
+
+int sv_record_writer_close(struct sv_record_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	w->in_rotate = true; /* the last part ends here, whatever its size */
+	err = writer_end_part(w, false);
+	if (close(w->fd) && !err)
+		err = -errno;
+	w->fd = -1;
+	writer_free(w);
+	return err;
+}
+
+void sv_record_writer_get_stats(const struct sv_record_writer *w, struct sv_record_writer_stats *st)
+{
+	*st = w->st;
+}
+
+/* ---- Reader ----------------------------------------------------------------------------------- */
+
+struct sv_record_reader {
+	FILE *f;
+	bool own;
+	char *name;
+	struct sv_rec_file_header hdr;
+	bool header_ok;
+	uint8_t *blk;
+	size_t blk_len, blk_pos;
+	uint64_t blk_off;	/* file offset of the payload */
+	uint64_t off;		/* file offset of the next block */
+	uint64_t part_records;
+	bool ended;
+	enum sv_record_err err;
+	uint64_t err_off;
+	const char *err_detail;
+	int err_errno;
+	uint64_t skipped;
+	struct sv_rec_stream *streams;
+	uint8_t *defined;
+	struct sv_rec_name *names;
+	unsigned nnames;
+	struct sv_stats *scratch;
+};
+
+static int reader_fail(struct sv_record_reader *r, enum sv_record_err e, uint64_t off, const char *detail)
+{
+	r->err = e;
+	r->err_off = off;
+	r->err_detail = detail;
+	return e == SV_RECORD_E_IO ? -EIO : -EBADMSG;
+}
+
+/* Reads up to @len octets; returns how many (short only at EOF) or -1 on a read error. */
+static ssize_t read_full(struct sv_record_reader *r, void *buf, size_t len)
+{
+	size_t n = fread(buf, 1, len, r->f);
+
+	if (n < len && ferror(r->f)) {
+		r->err_errno = errno;
+		return -1;
+	}
+	return (ssize_t)n;
+}
+
+static bool str_terminated(const char *s, size_t size)
+{
+	return memchr(s, '\0', size) != NULL;
+}
+
+static int reader_check_header(struct sv_record_reader *r)
+{
+	struct sv_rec_file_header *h = &r->hdr;
+	ssize_t n = read_full(r, h, sizeof(*h));
+
+	if (n < 0)
+		return reader_fail(r, SV_RECORD_E_IO, 0, NULL);
+	if (n >= 8 && memcmp(h->magic, SV_REC_MAGIC, 8))
+		return reader_fail(r, SV_RECORD_E_BAD_MAGIC, 0, NULL);
+	if ((size_t)n < sizeof(*h))
+		return reader_fail(r, SV_RECORD_E_HEADER_TRUNCATED, (uint64_t)n, NULL);
+	if (h->version_major != SV_REC_VERSION_MAJOR)
+		return reader_fail(r, SV_RECORD_E_VERSION, offsetof(struct sv_rec_file_header, version_major),
+				   NULL);
+	if (sv_crc32c(0, h, offsetof(struct sv_rec_file_header, crc32c)) != h->crc32c)
+		return reader_fail(r, SV_RECORD_E_HEADER_CRC, offsetof(struct sv_rec_file_header, crc32c), NULL);
+	if (h->header_size != SV_REC_HEADER_SIZE)
+		return reader_fail(r, SV_RECORD_E_HEADER_FIELD, offsetof(struct sv_rec_file_header, header_size),
+				   "header_size");
+	if (h->clock >= SV_CLOCK_COUNT)
+		return reader_fail(r, SV_RECORD_E_HEADER_FIELD, offsetof(struct sv_rec_file_header, clock),
+				   "clock");
+	if (h->block_max < SV_REC_BLOCK_MIN || h->block_max > SV_REC_BLOCK_LIMIT || h->block_max % 8)
+		return reader_fail(r, SV_RECORD_E_HEADER_FIELD, offsetof(struct sv_rec_file_header, block_max),
+				   "block_max");
+	if (h->flags & ~7u)
+		return reader_fail(r, SV_RECORD_E_HEADER_FIELD, offsetof(struct sv_rec_file_header, flags),
+				   "flags");
+	if (!str_terminated(h->tool, sizeof(h->tool)) || !str_terminated(h->tool_version, sizeof(h->tool_version)))
+		return reader_fail(r, SV_RECORD_E_HEADER_FIELD, offsetof(struct sv_rec_file_header, tool), "tool");
+	if (!str_terminated(h->host, sizeof(h->host)))
+		return reader_fail(r, SV_RECORD_E_HEADER_FIELD, offsetof(struct sv_rec_file_header, host), "host");
+	r->off = sizeof(*h);
+	r->header_ok = true;
+	return 0;
+}
+
+static int reader_init(struct sv_record_reader **rp, FILE *f, bool own, const char *name)
+{
+	struct sv_record_reader *r = calloc(1, sizeof(*r));
+	int err;
+
+	*rp = NULL;
+	if (!r) {
+		if (own)
+			fclose(f);
+		return -ENOMEM;
+	}
+	r->f = f;
+	r->own = own;
+	r->name = strdup(name ? name : "(stream)");
+	r->streams = calloc(SV_REC_MAX_STREAMS, sizeof(*r->streams));
+	r->defined = calloc(SV_REC_MAX_STREAMS, 1);
+	r->names = calloc(SV_REC_MAX_NAMES, sizeof(*r->names));
+	r->scratch = malloc(sizeof(*r->scratch));
+	if (!r->name || !r->streams || !r->defined || !r->names || !r->scratch) {
+		sv_record_reader_close(r);
+		return -ENOMEM;
+	}
+	*rp = r;
+	err = reader_check_header(r);
+	if (err)
+		return err;
+	r->blk = malloc(r->hdr.block_max);
+	if (!r->blk) {
+		sv_record_reader_close(r);
+		*rp = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int sv_record_reader_open(struct sv_record_reader **r, const char *path)
+{
+	FILE *f = fopen(path, "rbe");
+
+	*r = NULL;
+	if (!f)
+		return -errno;
+	return reader_init(r, f, true, path);
+}
+
+int sv_record_reader_open_fp(struct sv_record_reader **r, FILE *f, const char *name)
+{
+	return reader_init(r, f, false, name);
+}
+
+void sv_record_reader_close(struct sv_record_reader *r)
+{
+	if (!r)
+		return;
+	if (r->own && r->f)
+		fclose(r->f);
+	free(r->name);
+	free(r->blk);
+	free(r->streams);
+	free(r->defined);
+	free(r->names);
+	free(r->scratch);
+	free(r);
+}
+
+const struct sv_rec_file_header *sv_record_reader_header(const struct sv_record_reader *r)
+{
+	return &r->hdr;
+}
+
+/* Loads and checks the next block (framing, CRC, record sizes and count). 1 = loaded, 0 = EOF. */
+static int reader_load_block(struct sv_record_reader *r)
+{
+	struct sv_rec_block_header bh;
+	uint64_t at = r->off;
+	size_t pos = 0;
+	uint32_t count = 0;
+	ssize_t n;
+
+	n = read_full(r, &bh, sizeof(bh));
+	if (n < 0)
+		return reader_fail(r, SV_RECORD_E_IO, at, NULL);
+	if (n == 0)
+		return 0;
+	if (r->ended)
+		return reader_fail(r, SV_RECORD_E_AFTER_END, at, NULL);
+	if ((size_t)n < sizeof(bh))
+		return reader_fail(r, SV_RECORD_E_BLOCK_TRUNCATED, at, "block header");
+	if (bh.magic != SV_REC_BLOCK_MAGIC)
+		return reader_fail(r, SV_RECORD_E_BLOCK_MAGIC, at, NULL);
+	if (!bh.len || bh.len % 8 || bh.len > r->hdr.block_max)
+		return reader_fail(r, SV_RECORD_E_BLOCK_LENGTH, at + 4, NULL);
+	n = read_full(r, r->blk, bh.len);
+	if (n < 0)
+		return reader_fail(r, SV_RECORD_E_IO, at + sizeof(bh), NULL);
+	if ((size_t)n < bh.len)
+		return reader_fail(r, SV_RECORD_E_BLOCK_TRUNCATED, at + sizeof(bh) + (uint64_t)n, "payload");
+	if (sv_crc32c(sv_crc32c(0, &bh, 12), r->blk, bh.len) != bh.crc32c)
+		return reader_fail(r, SV_RECORD_E_BLOCK_CRC, at, NULL);
+	/* A valid CRC does not prove a valid writer: walk the framing before handing anything out. */
+	while (pos < bh.len) {
+		struct sv_rec_hdr h;
+		uint64_t roff = at + sizeof(bh) + pos;
+
+		if (bh.len - pos < sizeof(h))
+			return reader_fail(r, SV_RECORD_E_RECORD_SIZE, roff, "record header");
+		memcpy(&h, r->blk + pos, sizeof(h));
+		if (h.size < 8 || h.size % 8 || h.size > bh.len - pos)
+			return reader_fail(r, SV_RECORD_E_RECORD_SIZE, roff, sv_rec_kind_name(h.kind));
+		if (h.kind == 0)
+			return reader_fail(r, SV_RECORD_E_RECORD_FIELD, roff, "kind 0");
+		if (h.kind < SV_REC_KIND_MAX) {
+			if (h.kind == SV_REC_HIST) {
+				struct sv_rec_hist rh;
+
+				if (h.size < sizeof(rh))
+					return reader_fail(r, SV_RECORD_E_RECORD_SIZE, roff, "hist");
+				memcpy(&rh, r->blk + pos, sizeof(rh));
+				if (rh.len > h.size - sizeof(rh) || h.size - sizeof(rh) - rh.len >= 8)
+					return reader_fail(r, SV_RECORD_E_RECORD_SIZE, roff, "hist len");
+			} else if (h.size != fixed_size[h.kind]) {
+				return reader_fail(r, SV_RECORD_E_RECORD_SIZE, roff, sv_rec_kind_name(h.kind));
+			}
+		}
+		pos += h.size;
+		count++;
+	}
+	if (count != bh.records)
+		return reader_fail(r, SV_RECORD_E_RECORD_COUNT, at + 8, NULL);
+	r->blk_len = bh.len;
+	r->blk_pos = 0;
+	r->blk_off = at + sizeof(bh);
+	r->off = at + sizeof(bh) + bh.len;
+	return 1;
+}
+
+static bool reader_stream_ok(const struct sv_record_reader *r, uint32_t stream)
+{
+	return stream == SV_REC_STREAM_NONE || (stream < SV_REC_MAX_STREAMS && r->defined[stream]);
+}
+
+static bool point_ok(unsigned p, bool none_ok)
+{
+	return p < SV_POINT_COUNT || (none_ok && p == SV_POINT_NONE);
+}
+
+/* Field checks of one record; NULL when fine, else the name of the bad field. */
+static const char *reader_check_fields(struct sv_record_reader *r, struct sv_rec *o, bool *stream_undef)
+{
+	size_t len;
+
+	*stream_undef = false;
+	switch (o->kind) {
+	case SV_REC_STREAM:
+		if (o->u.stream.stream >= SV_REC_MAX_STREAMS)
+			return "stream.stream";
+		if (!svid_ok(o->u.stream.svid, &len) || len != o->u.stream.svid_len)
+			return "stream.svid";
+		return NULL;
+	case SV_REC_NAME:
+		if (o->u.name.name_kind < SV_REC_NAME_IFINDEX || o->u.name.name_kind > SV_REC_NAME_DROP_REASON)
+			return "name.name_kind";
+		if (!str_terminated(o->u.name.name, sizeof(o->u.name.name)))
+			return "name.name";
+		return NULL;
+	case SV_REC_EVENT:
+		if (!point_ok(o->u.event.point, false))
+			return "event.point";
+		if (o->u.event.ts_src >= SV_TS_COUNT)
+			return "event.ts_src";
+		if (o->u.event.t2_kind >= SV_T2_COUNT)
+			return "event.t2_kind";
+		if (o->u.event.flags & ~SV_REC_F_ALL)
+			return "event.flags";
+		*stream_undef = !reader_stream_ok(r, o->u.event.stream);
+		return NULL;
+	case SV_REC_SUMMARY: {
+		const struct sv_rec_summary *s = &o->u.summary;
+
+		if (!point_ok(s->point, false) || !point_ok(s->from_point, true))
+			return "summary.point";
+		if (s->count && !(s->min <= s->p50 && s->p50 <= s->p99 && s->p99 <= s->p999 &&
+				  s->p999 <= s->p9999 && s->p9999 <= s->max))
+			return "summary.percentiles";
+		*stream_undef = !reader_stream_ok(r, s->stream);
+		return NULL;
+	}
+	case SV_REC_HIST:
+		if (!point_ok(o->u.hist.point, false) || !point_ok(o->u.hist.from_point, true))
+			return "hist.point";
+		if (sv_stats_deserialize(r->scratch, o->hist_data, o->u.hist.len))
+			return "hist.data";
+		*stream_undef = !reader_stream_ok(r, o->u.hist.stream);
+		return NULL;
+	case SV_REC_DROP:
+		if (!point_ok(o->u.drop.point, true))
+			return "drop.point";
+		if (!str_terminated(o->u.drop.reason_name, sizeof(o->u.drop.reason_name)))
+			return "drop.reason_name";
+		*stream_undef = !reader_stream_ok(r, o->u.drop.stream);
+		return NULL;
+	case SV_REC_THREAD:
+		if (!point_ok(o->u.thread.point, false))
+			return "thread.point";
+		if (o->u.thread.cause > SV_WAIT_IRQ)
+			return "thread.cause";
+		if (!str_terminated(o->u.thread.feeder_comm, 16) || !str_terminated(o->u.thread.holder_comm, 16))
+			return "thread.comm";
+		*stream_undef = !reader_stream_ok(r, o->u.thread.stream);
+		return NULL;
+	case SV_REC_SYNC:
+		if (o->u.sync.unsync > 1 || o->u.sync.tai_unset > 1)
+			return "sync.flags";
+		return NULL;
+	case SV_REC_END:
+		if (o->u.end.rotated > 1)
+			return "end.rotated";
+		if (o->u.end.records != r->part_records)
+			return "end.records";
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
+static void reader_enter(struct sv_record_reader *r, const struct sv_rec *o)
+{
+	unsigned i;
+
+	if (o->kind == SV_REC_STREAM) {
+		r->streams[o->u.stream.stream] = o->u.stream;
+		r->defined[o->u.stream.stream] = 1;
+	} else if (o->kind == SV_REC_NAME) {
+		for (i = 0; i < r->nnames; i++) {
+			if (name_same(&r->names[i], &o->u.name)) {
+				r->names[i] = o->u.name;
+				return;
+			}
+		}
+		if (r->nnames < SV_REC_MAX_NAMES)
+			r->names[r->nnames++] = o->u.name;
+	} else if (o->kind == SV_REC_END) {
+		r->ended = true;
+	}
+}
+
+int sv_record_reader_next(struct sv_record_reader *r, struct sv_rec *out)
+{
+	for (;;) {
+		struct sv_rec_hdr h;
+		const char *bad;
+		bool undef;
+		uint64_t roff;
+		int ret;
+
+		if (r->err != SV_RECORD_OK)
+			return r->err == SV_RECORD_E_IO ? -EIO : -EBADMSG;
+		if (r->blk_pos >= r->blk_len) {
+			ret = reader_load_block(r);
+			if (ret <= 0)
+				return ret;
+		}
+		roff = r->blk_off + r->blk_pos;
+		memcpy(&h, r->blk + r->blk_pos, sizeof(h));
+		if (h.kind >= SV_REC_KIND_MAX) {
+			/* a newer minor version's kind: skip it, the size says how far */
+			r->skipped++;
+			r->part_records++;
+			r->blk_pos += h.size;
+			continue;
+		}
+		if (r->ended)
+			return reader_fail(r, SV_RECORD_E_AFTER_END, roff, NULL);
+		memset(out, 0, sizeof(*out));
+		out->kind = (enum sv_rec_kind)h.kind;
+		out->offset = roff;
+		if (h.kind == SV_REC_HIST) {
+			memcpy(&out->u.hist, r->blk + r->blk_pos, sizeof(out->u.hist));
+			out->hist_data = r->blk + r->blk_pos + sizeof(out->u.hist);
+		} else {
+			memcpy(&out->u, r->blk + r->blk_pos, h.size);
+		}
+		if (r->nnames >= SV_REC_MAX_NAMES && h.kind == SV_REC_NAME) {
+			unsigned i;
+			bool known = false;
+
+			for (i = 0; i < r->nnames; i++)
+				known |= name_same(&r->names[i], &out->u.name);
+			if (!known)
+				return reader_fail(r, SV_RECORD_E_RECORD_FIELD, roff, "name table full");
+		}
+		bad = reader_check_fields(r, out, &undef);
+		if (bad)
+			return reader_fail(r, SV_RECORD_E_RECORD_FIELD, roff, bad);
+		if (undef)
+			return reader_fail(r, SV_RECORD_E_STREAM_UNDEFINED, roff, sv_rec_kind_name(h.kind));
+		reader_enter(r, out);
+		r->blk_pos += h.size;
+		if (h.kind != SV_REC_END)
+			r->part_records++;
+		return 1;
+	}
+}
+
+enum sv_record_err sv_record_reader_err(const struct sv_record_reader *r, uint64_t *offset)
+{
+	if (offset)
+		*offset = r->err_off;
+	return r->err;
+}
+
+int sv_record_reader_strerror(const struct sv_record_reader *r, char *buf, size_t size)
+{
+	if (r->err == SV_RECORD_OK)
+		return snprintf(buf, size, "%s: no error", r->name);
+	if (r->err == SV_RECORD_E_IO)
+		return snprintf(buf, size, "%s: offset %" PRIu64 ": io: %s", r->name, r->err_off,
+				strerror(r->err_errno ? r->err_errno : EIO));
+	return snprintf(buf, size, "%s: offset %" PRIu64 ": %s: %s%s%s%s", r->name, r->err_off,
+			sv_record_errname(r->err), sv_record_errdesc(r->err), r->err_detail ? " (" : "",
+			r->err_detail ? r->err_detail : "", r->err_detail ? ")" : "");
+}
+
+bool sv_record_reader_clean_end(const struct sv_record_reader *r)
+{
+	return r->ended;
+}
+
+uint64_t sv_record_reader_skipped(const struct sv_record_reader *r)
+{
+	return r->skipped;
+}
+
+const struct sv_rec_stream *sv_record_reader_stream(const struct sv_record_reader *r, uint32_t stream)
+{
+	if (stream >= SV_REC_MAX_STREAMS || !r->defined[stream])
+		return NULL;
+	return &r->streams[stream];
+}
+
+const char *sv_record_reader_name(const struct sv_record_reader *r, unsigned name_kind, uint32_t id,
+				  uint32_t netns)
+{
+	unsigned i;
+
+	for (i = 0; i < r->nnames; i++) {
+		const struct sv_rec_name *n = &r->names[i];
+
+		if (n->name_kind == name_kind && n->id == id && n->netns == netns)
+			return n->name;
+	}
+	return NULL;
+}
+
+bool sv_record_reader_to_tai(const struct sv_record_reader *r, int64_t t_ns, int64_t *t_tai_ns)
+{
+	if (!(r->hdr.flags & SV_REC_FH_TO_TAI))
+		return false;
+	*t_tai_ns = t_ns + r->hdr.to_tai_ns;
+	return true;
+}
+
+/* ---- CSV -------------------------------------------------------------------------------------- */
+
+/* RFC 4180 field: quoted when it holds a comma, quote, CR or LF; quotes doubled. */
+static int csv_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n"))
+		return fputs(s, out) == EOF ? -EIO : 0;
+	if (fputc('"', out) == EOF)
+		return -EIO;
+	for (; *s; s++) {
+		if (*s == '"' && fputc('"', out) == EOF)
+			return -EIO;
+		if (fputc(*s, out) == EOF)
+			return -EIO;
+	}
+	return fputc('"', out) == EOF ? -EIO : 0;
+}
+
+int sv_record_csv_header(FILE *out)
+{
+	return fputs("tool,host,point,stream,svid,appid,tai_sec,smp_cnt,ts_ns,t_ns,t_tai_ns,ts_src,t2_ns,t2_kind,"
+		     "ifindex,ifname,netns,guest,flags,reason,cpu,tid,asdu,nasdu,frame_len,quality,seq\n",
+		     out) == EOF
+		       ? -EIO
+		       : 0;
+}
+
+int sv_record_csv_event(FILE *out, const struct sv_record_reader *r, const struct sv_rec_event *ev)
+{
+	const struct sv_rec_stream *s = sv_record_reader_stream(r, ev->stream);
+	const char *ifname = ev->ifindex ? sv_record_reader_name(r, SV_REC_NAME_IFINDEX, ev->ifindex, ev->netns)
+					 : NULL;
+	char flags[128], num[32];
+	int64_t tai;
+	int err = 0;
+
+	sv_rec_flags_format(ev->flags, flags, sizeof(flags));
+	err |= csv_field(out, r->hdr.tool);
+	err |= fputc(',', out) == EOF;
+	err |= csv_field(out, r->hdr.host);
+	if (fprintf(out, ",%s,", sv_point_name(ev->point)) < 0)
+		return -EIO;
+	if (ev->stream != SV_REC_STREAM_NONE && fprintf(out, "%" PRIu32, ev->stream) < 0)
+		return -EIO;
+	err |= fputc(',', out) == EOF;
+	if (s)
+		err |= csv_field(out, s->svid);
+	err |= fputc(',', out) == EOF;
+	if (s && fprintf(out, "%u", s->appid) < 0)
+		return -EIO;
+	if (ev->tai_sec)
+		fprintf(out, ",%" PRIu32 ",%u,", ev->tai_sec, ev->smp_cnt);
+	else
+		fprintf(out, ",,%u,", ev->smp_cnt);
+	if (ev->tai_sec && s && s->sample_rate && ev->smp_cnt < s->sample_rate)
+		fprintf(out, "%" PRId64, sv_sample_time_ns(ev->tai_sec, ev->smp_cnt, s->sample_rate));
+	fprintf(out, ",%" PRId64 ",", ev->t_ns);
+	if (sv_record_reader_to_tai(r, ev->t_ns, &tai))
+		fprintf(out, "%" PRId64, tai);
+	fprintf(out, ",%s,", sv_ts_source_name(ev->ts_src));
+	if (ev->t2_kind != SV_T2_NONE)
+		fprintf(out, "%" PRId64, ev->t2_ns);
+	fprintf(out, ",%s,%" PRIu32 ",", sv_t2_kind_name(ev->t2_kind), ev->ifindex);
+	if (ifname)
+		err |= csv_field(out, ifname);
+	fprintf(out, ",%" PRIu32 ",", ev->netns);
+	if (ev->guest != SV_REC_GUEST_NONE)
+		fprintf(out, "%u", ev->guest);
+	snprintf(num, sizeof(num), "%u", ev->reason);
+	if (fprintf(out, ",%s,%s,%u,%" PRIu32 ",%u,%u,%u,%" PRIu32 ",%" PRIu32 "\n", flags, num, ev->cpu,
+		    ev->tid, ev->asdu, ev->nasdu, ev->frame_len, ev->quality, ev->seq) < 0)
+		return -EIO;
+	return err || ferror(out) ? -EIO : 0;
+}
+
+int sv_record_export_csv(struct sv_record_reader *r, FILE *out)
+{
+	struct sv_rec rec;
+	int ret;
+
+	if (sv_record_csv_header(out))
+		return -EIO;
+	while ((ret = sv_record_reader_next(r, &rec)) > 0) {
+		if (rec.kind != SV_REC_EVENT)
+			continue;
+		if (sv_record_csv_event(out, r, &rec.u.event))
+			return -EIO;
+	}
+	if (ret < 0)
+		return ret;
+	return fflush(out) ? -EIO : 0;
+}

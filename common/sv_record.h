@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * THE record format: every svkit tool (svpub, svsub, svtrace) writes it, svreport reads it.
+ * Full description: docs/record-format.md. In short:
+ *
+ *   file   := file_header(256 B) block*            (little-endian; all sizes multiples of 8)
+ *   block  := block_header(16 B) record+           (CRC-32C over header fields + payload)
+ *   record := {u8 kind, u8 point, u16 size, ...}   (fixed size per kind; HIST is length-prefixed)
+ *
+ * The file header says which clock every timestamp of the file is on, the host, the tool, the host's
+ * sync state at start (adjtimex) and how to convert the file's clock to TAI. Streams are defined
+ * in-band (STREAM records: index -> APPID, svID, rate, ASDUs/frame); per-frame records carry the 32-bit
+ * index. A file is self-contained: after rotation the new part starts with the header and the whole
+ * stream and name tables again.
+ *
+ * Writer: one per thread (not thread-safe), all memory allocated at open (one block buffer plus the
+ * stream/name tables), sv_record_write_*() is a bounds check and a memcpy into the block buffer; a full
+ * block is checksummed and written with write(2) (no fsync). Close flushes and appends an END record.
+ *
+ * Reader: one pass, bounded memory (one block buffer of block_max <= 4 MiB plus the tables), checks
+ * everything; a fault is a named error (sv_record_errname) with the file offset where it was found.
+ */
+#ifndef SV_RECORD_H
+#define SV_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "sv_clock.h"
+
+struct sv_stats;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "sv_record: the record structs are the little-endian wire layout; add byte swapping first"
+#endif
+
+#define SV_REC_MAGIC "SVREC\r\n\x1a"	/* 8 octets; \r\n\x1a catch text-mode mangling */
+#define SV_REC_VERSION_MAJOR 1		/* readers refuse other majors */
+#define SV_REC_VERSION_MINOR 0		/* new kinds/fields in reserved space; readers skip unknown kinds */
+#define SV_REC_HEADER_SIZE 256
+#define SV_REC_BLOCK_MAGIC 0x4b425653u	/* "SVBK" */
+#define SV_REC_MAX_STREAMS 1024		/* stream indexes 0..1023 */
+#define SV_REC_MAX_NAMES 1024
+#define SV_REC_STREAM_NONE 0xFFFFFFFFu	/* a record not tied to a known stream */
+#define SV_REC_GUEST_NONE 0xFFFFu
+#define SV_REC_BLOCK_MIN (64u * 1024)	/* a HIST record always fits */
+#define SV_REC_BLOCK_DEFAULT (256u * 1024)
+#define SV_REC_BLOCK_LIMIT (4u * 1024 * 1024)
+#define SV_REC_SVID_SIZE 136		/* 129 octets (IEC 61850-9-2 svID limit) + NUL + padding */
+
+/* Record kinds (values are the format: never renumber). */
+enum sv_rec_kind {
+	SV_REC_STREAM = 1,	/* stream definition: index -> APPID, svID, rate, ASDUs */
+	SV_REC_NAME = 2,	/* name table entry: ifindex/guest/netns/drop reason -> name */
+	SV_REC_EVENT = 3,	/* one frame (or sample) seen at one point */
+	SV_REC_SUMMARY = 4,	/* per-second counts + latency key percentiles of one hop */
+	SV_REC_HIST = 5,	/* per-second serialised sv_stats histogram of one hop */
+	SV_REC_DROP = 6,	/* a frame freed by the kernel / dropped by a tool, with the reason */
+	SV_REC_THREAD = 7,	/* why late: the feeder thread waited while another held the CPU */
+	SV_REC_SYNC = 8,	/* host sync state (adjtimex) at a point in time */
+	SV_REC_END = 9,		/* last record of a cleanly closed file part */
+	SV_REC_KIND_MAX
+};
+const char *sv_rec_kind_name(unsigned kind);	/* "stream", "event", ...; "unknown" */
+
+/* Measurement points (DESIGN.md "Words and names"). */
+enum sv_point {
+	SV_POINT_TS = 0,	/* sample time from smpCnt (synchronised stream) */
+	SV_POINT_T0 = 1,	/* publisher transmit timestamp */
+	SV_POINT_T1 = 2,	/* hypervisor ingress */
+	SV_POINT_T2A = 3,	/* hypervisor egress toward one guest */
+	SV_POINT_T2B = 4,	/* taken by the guest's feeder (vhost / QEMU / lab consumer) */
+	SV_POINT_T3 = 5,	/* guest kernel receive */
+	SV_POINT_T4 = 6,	/* guest application got the sample */
+	SV_POINT_COUNT,
+	SV_POINT_NONE = 0xFF,	/* summary of one point, no hop */
+};
+/* "Ts", "T0", "T1", "T2a", "T2b", "T3", "T4"; "none" for SV_POINT_NONE, "unknown" otherwise. */
+const char *sv_point_name(unsigned point);
+/* Exact (case-sensitive) parse of the names above. Returns 0 or -EINVAL. */
+int sv_point_parse(const char *name, enum sv_point *out);
+/* "T1-T2a" into @buf (hop names join two points). */
+int sv_hop_format(unsigned from, unsigned to, char *buf, size_t size);
+
+/* Where a timestamp came from. */
+enum sv_ts_source {
+	SV_TS_NONE = 0,
+	SV_TS_SCHEDULED = 1,	/* the planned instant, not a measurement */
+	SV_TS_USER = 2,		/* clock_gettime() in user space */
+	SV_TS_SOFTWARE = 3,	/* kernel software stamp (SO_TIMESTAMPING SOFTWARE) */
+	SV_TS_HARDWARE = 4,	/* NIC hardware stamp */
+	SV_TS_XDP_META = 5,	/* XDP rx metadata (bpf_xdp_metadata_rx_timestamp) */
+	SV_TS_BPF = 6,		/* bpf_ktime_get_*() in a BPF program */
+	SV_TS_COUNT
+};
+/* "none", "scheduled", "user", "software", "hardware", "xdp_meta", "bpf". */
+const char *sv_ts_source_name(unsigned src);
+int sv_ts_source_parse(const char *name, enum sv_ts_source *out);
+
+/* What the second timestamp (t2_ns) of an event is. */
+enum sv_t2_kind {
+	SV_T2_NONE = 0,
+	SV_T2_SCHEDULED = 1,	/* svpub: the frame's deadline */
+	SV_T2_HANDOFF = 2,	/* svpub: when the frame was handed to the kernel / ring */
+	SV_T2_SAMPLE = 3,	/* the sample time Ts computed from (tai_sec, smpCnt) */
+	SV_T2_SOFTWARE = 4,	/* a software stamp kept beside a hardware one */
+	SV_T2_REFRTM = 5,	/* refrTm carried in the ASDU */
+	SV_T2_COUNT
+};
+const char *sv_t2_kind_name(unsigned kind); /* "none", "scheduled", "handoff", "sample", "software", "refrtm" */
+
+/* Event flags. */
+#define SV_REC_F_LATE (1u << 0)		/* past its deadline / latency budget */
+#define SV_REC_F_SKIPPED (1u << 1)	/* publisher skipped this frame (reason) */
+#define SV_REC_F_DUPLICATE (1u << 2)	/* smpCnt seen before */
+#define SV_REC_F_DROPPED (1u << 3)	/* dropped here (reason) */
+#define SV_REC_F_REORDERED (1u << 4)	/* arrived after a later smpCnt */
+#define SV_REC_F_SIMULATION (1u << 5)	/* S bit set (IEC 61850-9-2 Ed 2 §5.3.3.4) */
+#define SV_REC_F_QUALITY (1u << 6)	/* some channel's validity is not good */
+#define SV_REC_F_GAP (1u << 7)		/* samples were lost just before this one */
+#define SV_REC_F_NOT_SYNCED (1u << 8)	/* smpSynch != 2: tai_sec is not meaningful */
+#define SV_REC_F_ALL 0x01FFu
+/* "late|dropped" into @buf ("" when 0). Returns snprintf's value. */
+int sv_rec_flags_format(unsigned flags, char *buf, size_t size);
+
+/*
+ * Reason codes (event.reason, drop.reason): values < 0x8000 are the kernel's enum skb_drop_reason of the
+ * recording host (numbering changes between kernels: the writer adds NAME records of kind
+ * SV_REC_NAME_DROP_REASON for the values it uses); values >= 0x8000 are svkit's own.
+ */
+enum sv_rec_reason {
+	SV_REASON_NONE = 0,
+	SV_REASON_SVKIT = 0x8000,
+	SV_REASON_DEADLINE_MISSED = 0x8001,	/* publisher woke too late; frame skipped */
+	SV_REASON_TX_RING_FULL = 0x8002,	/* no room in the TX ring / socket buffer */
+	SV_REASON_TX_ERROR = 0x8003,		/* send failed */
+	SV_REASON_DECODE_ERROR = 0x8004,	/* malformed frame */
+	SV_REASON_FILTERED = 0x8005,		/* not a stream we follow */
+	SV_REASON_RING_OVERFLOW = 0x8006,	/* RX/ring buffer overflow (AF_XDP, BPF ringbuf) */
+	SV_REASON_STALE = 0x8007,		/* too old to be useful (latency budget) */
+};
+/* Name of an svkit reason ("deadline_missed"...), or NULL for kernel values / unknown. */
+const char *sv_rec_reason_name(unsigned reason);
+
+/* ---- Records: the structs ARE the little-endian layout (checked with _Static_assert) --------- */
+
+/* Common first 4 octets: the writer sets kind and size; the caller sets point where it applies. */
+#define SV_REC_HDR_FIELDS \
+	uint8_t kind;	\
+	uint8_t point;	\
+	uint16_t size
+
+struct sv_rec_hdr {
+	SV_REC_HDR_FIELDS;
+};
+
+/* Host sync state (sv_clock_sync as stored). 64 octets. Also embedded in the file header. */
+struct sv_rec_sync {
+	SV_REC_HDR_FIELDS;	/* point unused (0) */
+	uint32_t status;	/* timex.status */
+	int64_t t_ns;		/* when read, on the file's clock */
+	int64_t maxerror_ns;
+	int64_t esterror_ns;
+	int64_t offset_ns;
+	int64_t freq_ppb;
+	int32_t tai_offset_s;	/* 0 = unset: TAI == REALTIME */
+	int32_t state;		/* adjtimex return value */
+	uint8_t unsync;		/* STA_UNSYNC */
+	uint8_t tai_unset;
+	uint8_t reserved[6];
+};
+
+struct sv_rec_file_header {
+	char magic[8];			/* SV_REC_MAGIC */
+	uint16_t version_major;
+	uint16_t version_minor;
+	uint16_t header_size;		/* SV_REC_HEADER_SIZE */
+	uint8_t clock;			/* enum sv_clock_id of EVERY timestamp in the file */
+	uint8_t flags;			/* SV_REC_FH_* */
+	uint32_t part;			/* 0 = first file of the run, then 1, 2, ... at each rotation */
+	uint32_t block_max;		/* largest block payload; readers size their buffer by it */
+	uint64_t run_id;		/* random; the same in every part of one run */
+	int64_t start_ns;		/* run start, on `clock` */
+	int64_t part_start_ns;		/* this part's start, on `clock` */
+	int64_t start_realtime_ns;	/* run start on CLOCK_REALTIME (for humans) */
+	int64_t to_tai_ns;		/* TAI = t + to_tai_ns (valid with SV_REC_FH_TO_TAI) */
+	int64_t to_tai_gap_ns;		/* sv_clock_xlate gap: uncertainty is half of it */
+	int32_t tai_offset_s;		/* TAI - UTC at start (0 = unset) */
+	uint32_t pid;
+	struct sv_rec_sync sync;	/* host sync state at start (kind = SV_REC_SYNC) */
+	char tool[16];			/* "svpub", NUL-padded */
+	char tool_version[16];
+	char host[64];			/* gethostname() */
+	int32_t phc_index;		/* /dev/ptpN when clock is PHC, else -1 */
+	uint8_t reserved[8];
+	uint32_t crc32c;		/* CRC-32C of octets 0..251 */
+};
+#define SV_REC_FH_TO_TAI (1u << 0)	/* to_tai_ns is valid */
+#define SV_REC_FH_TAI_UNSET (1u << 1)	/* host TAI offset was 0 at start: TAI == REALTIME */
+#define SV_REC_FH_UNSYNC (1u << 2)	/* host clock unsynchronised at start */
+
+struct sv_rec_block_header {
+	uint32_t magic;		/* SV_REC_BLOCK_MAGIC */
+	uint32_t len;		/* payload octets: > 0, multiple of 8, <= block_max */
+	uint32_t records;	/* records in the payload */
+	uint32_t crc32c;	/* CRC-32C of (magic, len, records) then the payload */
+};
+
+/* STREAM: 176 octets. Re-defining an index replaces it (confRev change, ...). */
+struct sv_rec_stream {
+	SV_REC_HDR_FIELDS;	/* point unused */
+	uint32_t stream;	/* index used by the other records, < SV_REC_MAX_STREAMS */
+	uint16_t appid;
+	uint16_t asdus;		/* ASDUs per frame */
+	uint32_t sample_rate;	/* samples per second (0 unknown) */
+	uint32_t conf_rev;
+	uint16_t vlan;		/* VLAN id, 0xFFFF untagged */
+	uint8_t smp_synch;	/* as last seen/sent: 0 none, 1 local, 2 global */
+	uint8_t svid_len;	/* 1..129 */
+	uint8_t dst_mac[6];
+	uint16_t flags;		/* SV_REC_F_SIMULATION if the S bit is set */
+	char svid[SV_REC_SVID_SIZE]; /* VisibleString, NUL-terminated and NUL-padded */
+	uint32_t smp_wrap;	/* smpCnt modulus: rate for synchronised streams, 65536 otherwise */
+	uint32_t reserved;
+};
+
+/* NAME: 80 octets. */
+enum sv_rec_name_kind {
+	SV_REC_NAME_IFINDEX = 1,	/* id = ifindex in netns `netns` */
+	SV_REC_NAME_GUEST = 2,		/* id = guest/egress index */
+	SV_REC_NAME_NETNS = 3,		/* id = netns inode */
+	SV_REC_NAME_DROP_REASON = 4,	/* id = kernel skb_drop_reason value */
+};
+struct sv_rec_name {
+	SV_REC_HDR_FIELDS;	/* point unused */
+	uint8_t name_kind;	/* enum sv_rec_name_kind */
+	uint8_t reserved[3];
+	uint32_t id;
+	uint32_t netns;		/* for IFINDEX: netns inode (0 = the tool's own) */
+	char name[64];		/* NUL-terminated */
+};
+
+/* EVENT: 64 octets. One frame (first ASDU) or one sample seen at `point`. */
+struct sv_rec_event {
+	SV_REC_HDR_FIELDS;	/* point = enum sv_point */
+	uint32_t stream;	/* stream index or SV_REC_STREAM_NONE */
+	int64_t t_ns;		/* the point's timestamp, on the file's clock */
+	int64_t t2_ns;		/* second timestamp (meaning: t2_kind), on the file's clock; 0 if none */
+	uint32_t tai_sec;	/* TAI second of the sample (join key; 0 = unknown) */
+	uint16_t smp_cnt;	/* smpCnt (of the first ASDU for a frame) */
+	uint8_t ts_src;		/* enum sv_ts_source of t_ns */
+	uint8_t t2_kind;	/* enum sv_t2_kind */
+	uint32_t ifindex;	/* port the point was observed on (0 none) */
+	uint32_t netns;		/* netns inode of ifindex (0 = the tool's own / unknown) */
+	uint16_t guest;		/* guest / egress index, SV_REC_GUEST_NONE */
+	uint16_t flags;		/* SV_REC_F_* */
+	uint16_t reason;	/* enum sv_rec_reason / kernel drop reason when DROPPED or SKIPPED */
+	uint16_t cpu;
+	uint32_t tid;		/* thread that handled it (0 unknown) */
+	uint8_t asdu;		/* ASDU index within the frame (0 for a frame record) */
+	uint8_t nasdu;		/* ASDUs in the frame (0 unknown) */
+	uint16_t frame_len;	/* octets on the wire (0 unknown) */
+	uint32_t quality;	/* OR of the channels' quality words (svsub), else 0 */
+	uint32_t seq;		/* producer's frame number (svpub: k; svtrace: correlation id), 0 none */
+};
+
+/* SUMMARY: 184 octets. One period (normally 1 s) of one hop (from -> point) of one stream. */
+struct sv_rec_summary {
+	SV_REC_HDR_FIELDS;	/* point = hop end */
+	uint32_t stream;
+	uint8_t from_point;	/* hop start; SV_POINT_NONE: counts at `point` only, no latency */
+	uint8_t reserved0;
+	uint16_t guest;
+	uint32_t tai_sec;	/* the period starts at this TAI second */
+	uint32_t period_ms;	/* length of the period (1000) */
+	uint32_t reserved1;
+	uint64_t count;		/* latency values (0: the percentiles are meaningless) */
+	uint64_t frames, samples, lost, duplicate, reordered, late, dropped, errors; /* sv_counters */
+	int64_t min, p50, p99, p999, p9999, max;	/* ns */
+	int64_t p50_err, p99_err, p999_err, p9999_err;	/* bucket error bounds, 0 = exact */
+	uint64_t negative;	/* negative latencies seen (clock problem) */
+};
+
+/* HIST: 24 octets + `len` octets of sv_stats_serialize() output, zero-padded to a multiple of 8. */
+struct sv_rec_hist {
+	SV_REC_HDR_FIELDS;	/* point = hop end */
+	uint32_t stream;
+	uint8_t from_point;
+	uint8_t reserved0;
+	uint16_t guest;
+	uint32_t tai_sec;
+	uint32_t len;		/* serialised histogram octets that follow */
+	uint32_t period_ms;
+};
+
+/* DROP: 80 octets. */
+struct sv_rec_drop {
+	SV_REC_HDR_FIELDS;	/* point where it was dropped (nearest), or SV_POINT_NONE */
+	uint32_t stream;
+	int64_t t_ns;
+	uint64_t location;	/* kernel text address (kfree_skb location) or 0 */
+	uint32_t tai_sec;
+	uint16_t smp_cnt;
+	uint16_t reason;	/* kernel skb_drop_reason or SV_REASON_* */
+	uint32_t ifindex;
+	uint32_t netns;
+	uint16_t guest;
+	uint16_t cpu;
+	uint32_t tid;
+	char reason_name[32];	/* "NETFILTER_DROP", "deadline_missed", ...; NUL-terminated */
+};
+
+/* THREAD ("why late" attribution, svtrace): 96 octets. */
+enum sv_rec_wait_cause {
+	SV_WAIT_UNKNOWN = 0,
+	SV_WAIT_RUNQUEUE = 1,	/* runnable, another thread held the CPU */
+	SV_WAIT_PREEMPTED = 2,	/* was running, got preempted */
+	SV_WAIT_BLOCKED = 3,	/* slept (lock, I/O) */
+	SV_WAIT_IRQ = 4,	/* hard/soft interrupts on its CPU */
+};
+const char *sv_rec_wait_cause_name(unsigned cause); /* "unknown", "runqueue", "preempted", "blocked", "irq" */
+struct sv_rec_thread {
+	SV_REC_HDR_FIELDS;	/* point that was late (T2b for a vhost feeder) */
+	uint32_t stream;
+	int64_t t_ns;		/* wait start, on the file's clock */
+	int64_t wait_ns;	/* how long the feeder waited */
+	uint32_t tai_sec;	/* the sample that was late (0 unknown) */
+	uint16_t smp_cnt;
+	uint16_t cpu;		/* CPU it waited for */
+	uint32_t feeder_tid;
+	uint32_t holder_pid;	/* tid that held the CPU (0 idle/unknown) */
+	uint8_t holder_policy;	/* SCHED_OTHER 0, FIFO 1, RR 2, BATCH 3, IDLE 5, DEADLINE 6 */
+	uint8_t holder_prio;	/* rt priority, or nice + 20 for SCHED_OTHER */
+	uint8_t feeder_policy;
+	uint8_t feeder_prio;
+	uint32_t cause;		/* enum sv_rec_wait_cause */
+	char feeder_comm[16];
+	char holder_comm[16];
+	uint16_t guest;
+	uint16_t reserved;
+	uint32_t ifindex;
+	int64_t holder_run_ns;	/* how long the holder ran during the wait (0 unknown) */
+};
+
+/* END: 32 octets. Last record of a part closed by sv_record_writer_close() or by rotation. */
+struct sv_rec_end {
+	SV_REC_HDR_FIELDS;	/* point unused */
+	uint32_t rotated;	/* 1: another part follows, 0: the run ended */
+	int64_t t_ns;
+	uint64_t records;	/* records in this part before END (all kinds) */
+	uint64_t lost_records;	/* records the writer could not write (I/O errors) since run start */
+};
+
+/* The layout is the format: any change here is a new major version. */
+_Static_assert(sizeof(struct sv_rec_hdr) == 4, "record header");
+_Static_assert(sizeof(struct sv_rec_sync) == 64, "SYNC record");
+_Static_assert(sizeof(struct sv_rec_file_header) == SV_REC_HEADER_SIZE, "file header");
+_Static_assert(offsetof(struct sv_rec_file_header, sync) == 80, "file header sync");
+_Static_assert(offsetof(struct sv_rec_file_header, crc32c) == 252, "file header crc");
+_Static_assert(sizeof(struct sv_rec_block_header) == 16, "block header");
+_Static_assert(sizeof(struct sv_rec_stream) == 176, "STREAM record");
+_Static_assert(offsetof(struct sv_rec_stream, svid) == 32, "STREAM svid");
+_Static_assert(sizeof(struct sv_rec_name) == 80, "NAME record");
+_Static_assert(sizeof(struct sv_rec_event) == 64, "EVENT record");
+_Static_assert(offsetof(struct sv_rec_event, tai_sec) == 24, "EVENT tai_sec");
+_Static_assert(offsetof(struct sv_rec_event, seq) == 60, "EVENT seq");
+_Static_assert(sizeof(struct sv_rec_summary) == 184, "SUMMARY record");
+_Static_assert(offsetof(struct sv_rec_summary, min) == 96, "SUMMARY min");
+_Static_assert(sizeof(struct sv_rec_hist) == 24, "HIST record header");
+_Static_assert(sizeof(struct sv_rec_drop) == 80, "DROP record");
+_Static_assert(sizeof(struct sv_rec_thread) == 96, "THREAD record");
+_Static_assert(sizeof(struct sv_rec_end) == 32, "END record");
+
+/* ---- Writer --------------------------------------------------------------------------------- */
+
+struct sv_record_writer;
+
+struct sv_record_writer_cfg {
+	const char *path;		/* the live file; rotated parts are path.1 (newest) .. path.keep */
+	const char *tool;		/* "svpub", ... (<= 15 chars) */
+	const char *tool_version;	/* NULL: SVKIT_VERSION if defined, else "" */
+	enum sv_clock_id clock;		/* the clock of EVERY timestamp the caller writes */
+	clockid_t phc_cid;		/* clock PHC only: the PHC's clockid (sv_phc.cid) */
+	int32_t phc_index;		/* clock PHC only: N of /dev/ptpN */
+	uint32_t block_bytes;		/* buffer = max block payload; 0 = SV_REC_BLOCK_DEFAULT;
+					 * SV_REC_BLOCK_MIN..SV_REC_BLOCK_LIMIT */
+	uint64_t rotate_bytes;		/* start a new part when a part reaches this size (exceeded by at
+					 * most one block); 0 = never. >= 2 * block_bytes */
+	uint32_t rotate_keep;		/* rotated parts kept besides the live file (0 = delete each) */
+	/* Optional overrides (tests, replay): NULL/0 = measure now. */
+	const struct sv_clock_sync *sync;
+	const char *host;
+	bool no_to_tai;			/* do not measure clock -> TAI (to_tai stays invalid) */
+};
+
+/*
+ * Creates (truncates) cfg->path, writes the header. Measures the host sync state and, when the clock is
+ * not TAI, the conversion to TAI (stored in every part's header). Returns 0 and *w, or -errno
+ * (-EINVAL bad cfg, open(2)'s errno, -ENOMEM).
+ */
+int sv_record_writer_open(struct sv_record_writer **w, const struct sv_record_writer_cfg *cfg);
+
+/* Defines (or redefines) stream @s->stream. Kept in the writer's table and repeated at the start of
+ * every later part. Returns 0, -EINVAL (index >= SV_REC_MAX_STREAMS, svid empty or > 129 octets or not
+ * NUL-terminated in svid[]), or a flush error. */
+int sv_record_define_stream(struct sv_record_writer *w, const struct sv_rec_stream *s);
+/* Adds a name-table entry (same kind+id+netns replaces). -ENOSPC past SV_REC_MAX_NAMES. */
+int sv_record_define_name(struct sv_record_writer *w, const struct sv_rec_name *n);
+
+/*
+ * Per-packet path: copy one record into the block buffer (kind and size are set by the writer, the rest
+ * is the caller's). No allocation, no logging; a write(2) only when the block is full.
+ * Returns 0, -EINVAL (invalid point/stream/source: nothing written), or the -errno of a failed block
+ * write (that block's records are lost and counted; later writes go on).
+ */
+int sv_record_write_event(struct sv_record_writer *w, const struct sv_rec_event *ev);
+int sv_record_write_summary(struct sv_record_writer *w, const struct sv_rec_summary *s);
+int sv_record_write_drop(struct sv_record_writer *w, const struct sv_rec_drop *d);
+int sv_record_write_thread(struct sv_record_writer *w, const struct sv_rec_thread *t);
+/* HIST: @h->... are serialised into the block buffer. @hdr gives point/stream/from/guest/tai/period. */
+int sv_record_write_hist(struct sv_record_writer *w, const struct sv_rec_hist *hdr, const struct sv_stats *h);
+/* SYNC: the state @s (NULL: read it now) stamped @t_ns on the file's clock (0: now). */
+int sv_record_write_sync(struct sv_record_writer *w, const struct sv_clock_sync *s, int64_t t_ns);
+
+/* Fills a summary record's counters and percentiles from a histogram (the caller sets the rest). */
+void sv_rec_summary_fill(struct sv_rec_summary *s, const struct sv_stats *h);
+
+/* Writes the buffered block now (if any). Returns 0 or -errno. */
+int sv_record_flush(struct sv_record_writer *w);
+
+/* Flush, END record, close. Always frees @w. Returns 0 or the first error of the run's last flush. */
+int sv_record_writer_close(struct sv_record_writer *w);
+
+struct sv_record_writer_stats {
+	uint64_t records;	/* accepted by write/define calls */
+	uint64_t bytes;		/* written to disk, all parts */
+	uint64_t blocks;
+	uint32_t parts;		/* files started (1 + rotations) */
+	uint64_t write_errors;
+	uint64_t lost_records;	/* in blocks that failed to write */
+};
+void sv_record_writer_get_stats(const struct sv_record_writer *w, struct sv_record_writer_stats *st);
+
+/* ---- Reader --------------------------------------------------------------------------------- */
+
+/* X-macro: (ENUM, "name", "meaning"). Named errors of the reader; docs/record-format.md lists them. */
+#define SV_RECORD_ERRORS(X)                                                                           \
+	X(IO, "io", "read error from the file")                                                       \
+	X(HEADER_TRUNCATED, "header_truncated", "file shorter than its 256-octet header")             \
+	X(BAD_MAGIC, "bad_magic", "not an svkit record file (magic is not SVREC)")                    \
+	X(VERSION, "version", "unsupported major version")                                            \
+	X(HEADER_CRC, "header_crc", "file header checksum mismatch")                                  \
+	X(HEADER_FIELD, "header_field", "file header field out of range")                             \
+	X(BLOCK_TRUNCATED, "block_truncated", "file ends inside a block (writer killed mid-write?)")  \
+	X(BLOCK_MAGIC, "block_magic", "block does not start with SVBK")                               \
+	X(BLOCK_LENGTH, "block_length", "block length 0, not a multiple of 8, or above block_max")    \
+	X(BLOCK_CRC, "block_crc", "block checksum mismatch (corrupted)")                              \
+	X(RECORD_SIZE, "record_size", "record size wrong for its kind or past the end of its block")  \
+	X(RECORD_COUNT, "record_count", "block's record count differs from its content")              \
+	X(RECORD_FIELD, "record_field", "record field out of range")                                  \
+	X(STREAM_UNDEFINED, "stream_undefined", "record uses a stream index with no STREAM record")   \
+	X(AFTER_END, "after_end", "data after the END record")
+
+enum sv_record_err {
+	SV_RECORD_OK = 0,
+#define SV_RECORD_ERR_ENUM(e, n, d) SV_RECORD_E_##e,
+	SV_RECORD_ERRORS(SV_RECORD_ERR_ENUM)
+#undef SV_RECORD_ERR_ENUM
+	SV_RECORD_E_COUNT
+};
+const char *sv_record_errname(enum sv_record_err e);	/* "block_crc" */
+const char *sv_record_errdesc(enum sv_record_err e);	/* the meaning */
+
+struct sv_record_reader;
+
+/* One record as read. The union member is selected by `kind`; for HIST, `hist_data` points to
+ * u.hist.len serialised octets valid until the next sv_record_reader_next(). Unknown kinds of a newer
+ * minor version are skipped by the reader (counted), never returned. */
+struct sv_rec {
+	enum sv_rec_kind kind;
+	uint64_t offset;		/* file offset of the record */
+	union {
+		struct sv_rec_hdr hdr;
+		struct sv_rec_stream stream;
+		struct sv_rec_name name;
+		struct sv_rec_event event;
+		struct sv_rec_summary summary;
+		struct sv_rec_hist hist;
+		struct sv_rec_drop drop;
+		struct sv_rec_thread thread;
+		struct sv_rec_sync sync;
+		struct sv_rec_end end;
+	} u;
+	const uint8_t *hist_data;
+};
+
+/* Opens @path and validates the header. Returns 0 and *r, or -errno (open), -EBADMSG (header: see
+ * sv_record_reader_err; *r is still returned so the caller can format the error, then close it), -ENOMEM. */
+int sv_record_reader_open(struct sv_record_reader **r, const char *path);
+/* Same on an open stream (fmemopen() for fuzzing; not closed by the reader). @name is for messages. */
+int sv_record_reader_open_fp(struct sv_record_reader **r, FILE *f, const char *name);
+void sv_record_reader_close(struct sv_record_reader *r);
+
+const struct sv_rec_file_header *sv_record_reader_header(const struct sv_record_reader *r);
+
+/*
+ * Next record, in file order. STREAM and NAME records are also entered in the reader's tables before
+ * they are returned. Returns 1 (got one), 0 (end of file at a block boundary or after END), -EBADMSG
+ * (format fault: sv_record_reader_err() names it, the reader stays failed) or -EIO.
+ */
+int sv_record_reader_next(struct sv_record_reader *r, struct sv_rec *out);
+
+/* The last error and the file offset where it was found. */
+enum sv_record_err sv_record_reader_err(const struct sv_record_reader *r, uint64_t *offset);
+/* "FILE: offset 4096: block_crc: block checksum mismatch (corrupted)". Returns snprintf's value. */
+int sv_record_reader_strerror(const struct sv_record_reader *r, char *buf, size_t size);
+/* True when the part ended with an END record (the writer closed or rotated it). */
+bool sv_record_reader_clean_end(const struct sv_record_reader *r);
+/* Records of unknown kinds skipped so far. */
+uint64_t sv_record_reader_skipped(const struct sv_record_reader *r);
+
+/* Lookups in the tables built so far (NULL when absent). */
+const struct sv_rec_stream *sv_record_reader_stream(const struct sv_record_reader *r, uint32_t stream);
+const char *sv_record_reader_name(const struct sv_record_reader *r, unsigned name_kind, uint32_t id,
+				  uint32_t netns);
+
+/* The file's timestamp @t_ns on the TAI scale via the header's to_tai; false when not convertible. */
+bool sv_record_reader_to_tai(const struct sv_record_reader *r, int64_t t_ns, int64_t *t_tai_ns);
+
+/* ---- CSV export (pandas: pd.read_csv) ------------------------------------------------------- */
+
+/*
+ * Columns (RFC 4180, comma, header line, integers in decimal, empty = unknown):
+ *   tool,host,point,stream,svid,appid,tai_sec,smp_cnt,ts_ns,t_ns,t_tai_ns,ts_src,t2_ns,t2_kind,
+ *   ifindex,ifname,netns,guest,flags,reason,cpu,tid,asdu,nasdu,frame_len,quality,seq
+ * ts_ns = sample time from (tai_sec, smp_cnt, rate) when tai_sec != 0 and the rate is known;
+ * t_tai_ns = t_ns converted with the header's to_tai (empty when not convertible).
+ * sv_record_export_csv() reads @r to its end writing one row per EVENT (other kinds update the tables).
+ * Returns 0, the reader's error, or -EIO on a write failure.
+ */
+int sv_record_csv_header(FILE *out);
+int sv_record_csv_event(FILE *out, const struct sv_record_reader *r, const struct sv_rec_event *ev);
+int sv_record_export_csv(struct sv_record_reader *r, FILE *out);
+
+/* CRC-32C (Castagnoli), as used by the format. Exposed for tests and tools. */
+uint32_t sv_crc32c(uint32_t crc, const void *buf, size_t len);
+
+#endif /* SV_RECORD_H */

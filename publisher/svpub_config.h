@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * svpub's configuration: the structs and the one key table (sv_config.h) that loads them from YAML,
+ * overrides them from the command line and prints them. svpub_config_resolve() fills what is derived
+ * (per-stream defaults that depend on the stream's index or profile) and checks cross-key rules.
+ */
+#ifndef SVPUB_CONFIG_H
+#define SVPUB_CONFIG_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sv_codec.h"
+#include "sv_config.h"
+#include "sv_dataset.h"
+
+#define SVPUB_MAX_STREAMS 256
+#define SVPUB_MAX_EVENTS 16
+#define SVPUB_MAX_HARMONICS 8
+#define SVPUB_PATH_LEN 256
+
+enum svpub_backend { SVPUB_BACKEND_AF_PACKET, SVPUB_BACKEND_AF_XDP, SVPUB_BACKEND_PCAP };
+enum svpub_clock { SVPUB_CLOCK_TAI, SVPUB_CLOCK_REALTIME };
+enum svpub_late { SVPUB_LATE_SEND, SVPUB_LATE_SKIP };
+enum svpub_source { SVPUB_SOURCE_SINE, SVPUB_SOURCE_REPLAY };
+enum svpub_tristate { SVPUB_AUTO, SVPUB_ON, SVPUB_OFF };
+enum svpub_xdp_mode { SVPUB_XDP_AUTO, SVPUB_XDP_SKB, SVPUB_XDP_NATIVE };
+
+/* Scripted events (the signal's "test set" features). Times are seconds from the start of publishing
+ * (the top of the second the schedule starts at). */
+enum svpub_event_type {
+	SVPUB_EV_FAULT,	    /* currents x current_factor, voltages x voltage_factor on @phases */
+	SVPUB_EV_FREQUENCY, /* frequency becomes @frequency from @at on (phase-continuous) */
+	SVPUB_EV_QUALITY,   /* quality word ORed with @quality on @phases' channels */
+	SVPUB_EV_STOP,	    /* the stream sends nothing (smpCnt keeps counting with time) */
+};
+
+struct svpub_event_cfg {
+	double at;	 /* s */
+	double duration; /* s; 0 = until the end */
+	int type;	 /* enum svpub_event_type */
+	char phases[8];	 /* subset of "abcn" */
+	double current_factor;
+	double voltage_factor;
+	double frequency;
+	uint32_t quality;
+};
+
+struct svpub_harmonic_cfg {
+	uint32_t order;
+	double magnitude; /* fraction of the fundamental */
+	double angle;	  /* degrees, added to the phase's angle x order */
+};
+
+struct svpub_signal_cfg {
+	int source; /* enum svpub_source */
+	double frequency; /* Hz; 0 = the profile's nominal frequency (50 when it has none) */
+	double current[3]; /* A rms, phases a b c */
+	double current_angle[3]; /* degrees */
+	double voltage[3]; /* V rms */
+	double voltage_angle[3];
+	double current_noise; /* A, standard deviation of added Gaussian noise */
+	double voltage_noise; /* V */
+	uint64_t seed;
+	unsigned nharmonics;
+	struct svpub_harmonic_cfg harmonics[SVPUB_MAX_HARMONICS];
+	unsigned nevents;
+	struct svpub_event_cfg events[SVPUB_MAX_EVENTS];
+	char replay[SVPUB_PATH_LEN]; /* capture to replay (source: replay) */
+	char replay_svid[SV_MAX_ID_LEN + 1]; /* which stream of it; empty = the first SV stream */
+};
+
+struct svpub_stream_cfg {
+	char svid[SV_MAX_ID_LEN + 1]; /* empty: "svpubNN" */
+	uint16_t appid;		      /* 0: 0x4000 + index */
+	uint8_t dst[6];		      /* 00:..:00: 01:0c:cd:04:HH:LL with HHLL = index */
+	uint8_t src[6];		      /* 00:..:00: the interface's address */
+	int32_t vlan_id;	      /* -1 untagged; 0 priority-tagged */
+	uint8_t vlan_priority;
+	uint32_t so_priority; /* SO_PRIORITY of the stream's socket (the host's traffic class) */
+	uint32_t conf_rev;
+	uint8_t smp_synch;
+	bool simulation;
+	char datset[SV_MAX_ID_LEN + 1]; /* empty: no datSet field */
+	bool refrtm;
+	bool smprate;	 /* send smpRate */
+	int smpmod;	 /* enum svpub_tristate: auto = when the profile's smpMod is not 0 */
+	char profile[32];
+	uint32_t sample_rate; /* 0: the profile's */
+	uint16_t asdus;	      /* 0: the profile's */
+	uint64_t count;	      /* frames, 0 = unlimited */
+	struct svpub_signal_cfg signal;
+};
+
+struct svpub_af_packet_cfg {
+	bool qdisc_bypass;
+	bool timestamps;   /* SO_TIMESTAMPING TX stamps */
+	bool hw_timestamps; /* try SIOCSHWTSTAMP first */
+	bool txtime;	   /* SO_TXTIME launch time (needs the etf qdisc) */
+	uint32_t txtime_lead_us; /* launch time = deadline; the frame is handed this much earlier */
+	uint32_t sndbuf;
+};
+
+struct svpub_af_xdp_cfg {
+	uint32_t queue;
+	int mode; /* enum svpub_xdp_mode */
+	bool zerocopy;
+	int tx_metadata; /* enum svpub_tristate: TX timestamps through XDP TX metadata */
+	uint32_t frames; /* UMEM frames */
+};
+
+struct svpub_config {
+	char interface[IFNAMSIZ];
+	int backend; /* enum svpub_backend */
+	char output[SVPUB_PATH_LEN];
+	int clock; /* enum svpub_clock */
+	int32_t cpu;
+	uint32_t priority;
+	bool mlockall;
+	double duration; /* s, 0 = until stopped */
+	char record[SVPUB_PATH_LEN];
+	int late_policy; /* enum svpub_late */
+	uint32_t late_threshold_us;
+	bool unpaced;
+	uint32_t batch; /* unpaced: frames per send call */
+	bool status;
+	struct svpub_af_packet_cfg af_packet;
+	struct svpub_af_xdp_cfg af_xdp;
+	unsigned nstreams;
+	struct svpub_stream_cfg streams[SVPUB_MAX_STREAMS];
+};
+
+extern const struct sv_cfg_key svpub_config_table[];
+extern const char *const svpub_backend_names[];
+extern const char *const svpub_event_names[];
+
+/* Defaults (one 9-2LE 50 Hz stream). 0 or -EINVAL (table bug). */
+int svpub_config_init(struct svpub_config *c);
+
+/* Fills derived values of every stream (svID, APPID, MAC, frequency) and checks what one key cannot:
+ * profile names, rate % asdus, output for pcap, interface for live back-ends, replay file for replay,
+ * event phases. Returns 0 or -EINVAL with @err->text set. */
+int svpub_config_resolve(struct svpub_config *c, struct sv_cfg_error *err);
+
+/* The profile, sample rate and ASDUs per frame of a resolved stream. */
+const struct sv_profile *svpub_stream_profile(const struct svpub_stream_cfg *s);
+uint32_t svpub_stream_rate(const struct svpub_stream_cfg *s);
+uint32_t svpub_stream_asdus(const struct svpub_stream_cfg *s);
+/* Nominal frequency for the signal and for smpMod 0 (samples per period). */
+double svpub_stream_nominal_hz(const struct svpub_stream_cfg *s);
+
+#endif /* SVPUB_CONFIG_H */

@@ -1,0 +1,823 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "svpub_engine.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sv_codec.h"
+#include "sv_json.h"
+#include "sv_log.h"
+#include "sv_record.h"
+#include "svpub_signal.h"
+#include "svpub_tx.h"
+
+#define PEND_RING 65536u	     /* frames whose TX stamp may still come */
+#define PEND_MAX_AGE_NS 200000000LL /* a stamp later than this never comes */
+#define START_LEAD_NS 2000000LL	     /* first deadline at least this far after start */
+
+struct pend {
+	int64_t t_sched_ns;
+	int64_t t_handoff_ns;
+	int64_t t_tx_ns;
+	uint32_t stream;
+	uint32_t tai_sec;
+	uint32_t seq;
+	uint16_t smp_cnt;
+	uint16_t flags;
+	uint16_t reason;
+	uint16_t len;
+	uint8_t src;
+	uint8_t done;
+};
+
+struct stream_rt {
+	const struct svpub_stream_cfg *cfg;
+	struct sv_template tpl;
+	struct svpub_signal sig;
+	uint32_t rate, asdus;
+	int64_t period_ns;
+	int queue;
+	uint64_t k;
+	uint64_t k_end;
+	int64_t deadline_ns;
+	bool done;
+	uint64_t sent, late, skipped, stopped, dropped;
+	int64_t last_tx_ns;
+	/* per-second summary (records) */
+	struct sv_stats *sec_hist;
+	struct sv_counters sec_cnt;
+	uint32_t sec_tai;
+};
+
+struct svpub {
+	const struct svpub_config *cfg;
+	enum sv_clock_id clock;
+	clockid_t cid;
+	int64_t to_utc_ns;  /* clock -> UTC (refrTm) */
+	int64_t to_tai_sec; /* clock seconds -> TAI seconds (records) */
+	struct svpub_tx *tx;
+	struct sv_record_writer *rec;
+	unsigned n;
+	struct stream_rt *s;
+	int64_t start_sec;
+	int64_t t_first_ns, t_end_ns, t_last_ns;
+	int64_t min_period_ns;
+	bool paced;
+	/* batch */
+	unsigned nq;
+	unsigned slots;
+	uint8_t (*buf)[SV_TEMPLATE_MAX_FRAME];
+	struct svpub_txf *txf;
+	uint32_t *txf_stream;
+	/* pending TX stamps */
+	struct pend *pend;
+	uint64_t head, tail;
+	uint32_t tid;
+	/* statistics */
+	struct sv_stats lateness, tx_lateness, sec_lateness;
+	struct svpub_totals tot;
+	int64_t next_status_ns;
+	uint64_t status_frames;
+};
+
+static int64_t now_ns(const struct svpub *p)
+{
+	struct timespec ts;
+
+	clock_gettime(p->cid, &ts);
+	return sv_timespec_to_ns(&ts);
+}
+
+/* ---- templates ---- */
+
+static int build_template(struct stream_rt *st, const uint8_t if_mac[6])
+{
+	const struct svpub_stream_cfg *c = st->cfg;
+	const struct sv_profile *prof = svpub_stream_profile(c);
+	static struct sv_view v; /* 20 KiB; setup is single-threaded */
+	static const uint8_t zero[6];
+	static uint8_t seq[SV_TEMPLATE_MAX_ASDU][SVPUB_CHANNELS * 8];
+	static uint8_t refr[8];
+	bool smpmod = c->smpmod == SVPUB_ON || (c->smpmod == SVPUB_AUTO && prof->smp_mod != 0);
+	int err;
+
+	memset(&v, 0, sizeof(v));
+	v.dst = c->dst;
+	v.src = memcmp(c->src, zero, 6) ? c->src : if_mac;
+	v.vlan = c->vlan_id >= 0;
+	v.vlan_id = (uint16_t)(c->vlan_id >= 0 ? c->vlan_id : 0);
+	v.vlan_pcp = c->vlan_priority;
+	v.appid = c->appid;
+	v.simulated = c->simulation;
+	v.noASDU = (uint16_t)st->asdus;
+	for (unsigned a = 0; a < st->asdus; a++) {
+		struct sv_asdu *as = &v.asdu[a];
+
+		as->svID = (const uint8_t *)c->svid;
+		as->svID_len = (uint16_t)strlen(c->svid);
+		if (c->datset[0]) {
+			as->datSet = (const uint8_t *)c->datset;
+			as->datSet_len = (uint16_t)strlen(c->datset);
+			as->present |= SV_HAS_DATSET;
+		}
+		as->confRev = c->conf_rev;
+		as->smpSynch = c->smp_synch;
+		if (c->refrtm) {
+			as->refrTm = refr;
+			as->present |= SV_HAS_REFRTM;
+		}
+		if (c->smprate) {
+			/* smpMod 0: samples per nominal period; 1: per second (IEC 61850-9-2 Ed 2.1 §8.5.2). */
+			uint32_t r = smpmod && prof->smp_mod == 1 ? st->rate
+				     : (prof->nominal_hz ? st->rate / prof->nominal_hz : st->rate);
+
+			as->smpRate = (uint16_t)(r > 0xffff ? 0xffff : r);
+			as->present |= SV_HAS_SMPRATE;
+		}
+		if (smpmod) {
+			as->smpMod = prof->smp_mod;
+			as->present |= SV_HAS_SMPMOD;
+		}
+		as->seqData = seq[a];
+		as->seqData_len = SVPUB_CHANNELS * 8;
+	}
+	err = sv_template_init(&st->tpl, &v);
+	if (err)
+		sv_err("stream %s: cannot build its frame: %s", c->svid, strerror(-err));
+	return err;
+}
+
+/* ---- records and pending TX stamps ---- */
+
+static void summary_flush(struct svpub *p, struct stream_rt *st, uint32_t idx)
+{
+	struct sv_rec_summary s;
+	struct sv_rec_hist h;
+
+	if (!st->sec_cnt.frames && !st->sec_cnt.dropped)
+		return;
+	memset(&s, 0, sizeof(s));
+	sv_rec_summary_fill(&s, st->sec_hist);
+	s.point = SV_POINT_T0;
+	s.from_point = SV_POINT_TS;
+	s.stream = idx;
+	s.guest = SV_REC_GUEST_NONE;
+	s.tai_sec = st->sec_tai;
+	s.period_ms = 1000;
+	s.frames = st->sec_cnt.frames;
+	s.samples = st->sec_cnt.samples;
+	s.late = st->sec_cnt.late;
+	s.dropped = st->sec_cnt.dropped;
+	sv_record_write_summary(p->rec, &s);
+	memset(&h, 0, sizeof(h));
+	h.point = SV_POINT_T0;
+	h.from_point = SV_POINT_TS;
+	h.stream = idx;
+	h.guest = SV_REC_GUEST_NONE;
+	h.tai_sec = st->sec_tai;
+	h.period_ms = 1000;
+	sv_record_write_hist(p->rec, &h, st->sec_hist);
+	sv_stats_init(st->sec_hist);
+	memset(&st->sec_cnt, 0, sizeof(st->sec_cnt));
+}
+
+static void pend_finish(struct svpub *p, struct pend *e)
+{
+	struct stream_rt *st = &p->s[e->stream];
+
+	if (e->src == SV_TS_SOFTWARE || e->src == SV_TS_HARDWARE || e->src == SV_TS_XDP_META ||
+	    e->src == SV_TS_SCHEDULED) {
+		if (e->t_tx_ns) {
+			sv_stats_add(&p->tx_lateness, e->t_tx_ns - e->t_sched_ns);
+			if (e->t_tx_ns < st->last_tx_ns)
+				p->tot.tx_ts_disorder++;
+			st->last_tx_ns = e->t_tx_ns;
+		}
+	}
+	if (!p->rec)
+		return;
+
+	struct sv_rec_event ev;
+	int64_t ts_first = 0;
+
+	if (e->tai_sec != st->sec_tai) {
+		summary_flush(p, st, e->stream);
+		st->sec_tai = e->tai_sec;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.point = SV_POINT_T0;
+	ev.stream = e->stream;
+	ev.tai_sec = e->tai_sec;
+	ev.smp_cnt = e->smp_cnt;
+	ev.flags = e->flags;
+	ev.reason = e->reason;
+	ev.guest = SV_REC_GUEST_NONE;
+	ev.tid = p->tid;
+	ev.nasdu = (uint8_t)st->asdus;
+	ev.frame_len = e->len;
+	ev.seq = e->seq;
+	if (e->t_tx_ns && e->src != SV_TS_NONE) {
+		ev.t_ns = e->t_tx_ns;
+		ev.ts_src = e->src;
+		ev.t2_ns = e->t_handoff_ns;
+		ev.t2_kind = SV_T2_HANDOFF;
+	} else {
+		ev.t_ns = e->t_handoff_ns;
+		ev.ts_src = SV_TS_USER;
+		ev.t2_ns = e->t_sched_ns;
+		ev.t2_kind = SV_T2_SCHEDULED;
+	}
+	sv_record_write_event(p->rec, &ev);
+	if (e->flags & (SV_REC_F_SKIPPED | SV_REC_F_DROPPED)) {
+		st->sec_cnt.dropped++;
+		return;
+	}
+	st->sec_cnt.frames++;
+	st->sec_cnt.samples += st->asdus;
+	if (e->flags & SV_REC_F_LATE)
+		st->sec_cnt.late++;
+	ts_first = sv_sample_time_ns(e->tai_sec - p->to_tai_sec, e->smp_cnt, st->rate);
+	if (e->t_tx_ns && e->src != SV_TS_NONE)
+		sv_stats_add(st->sec_hist, e->t_tx_ns - ts_first);
+}
+
+/* Writes out pending frames whose stamp came, or that waited too long (@all: everything). */
+static void pend_drain(struct svpub *p, int64_t now, bool all)
+{
+	while (p->tail < p->head) {
+		struct pend *e = &p->pend[p->tail % PEND_RING];
+
+		if (!e->done && !all && p->head - p->tail < PEND_RING / 2 && now - e->t_handoff_ns < PEND_MAX_AGE_NS)
+			break;
+		if (!e->done && (e->flags & (SV_REC_F_SKIPPED | SV_REC_F_DROPPED)) == 0 && p->tx->ts_source != SV_TS_NONE)
+			p->tot.tx_ts_missing++;
+		pend_finish(p, e);
+		p->tail++;
+	}
+}
+
+static void ts_cb(void *ctx, uint64_t cookie, int64_t t_tx_ns, enum sv_ts_source src)
+{
+	struct svpub *p = ctx;
+	struct pend *e;
+
+	if (cookie < p->tail || cookie >= p->head)
+		return; /* already written out without it */
+	e = &p->pend[cookie % PEND_RING];
+	e->t_tx_ns = t_tx_ns;
+	e->src = (uint8_t)src;
+	e->done = 1;
+	p->tot.tx_timestamps++;
+}
+
+static struct pend *pend_new(struct svpub *p, int64_t now)
+{
+	if (p->head - p->tail >= PEND_RING)
+		pend_drain(p, now, false); /* forces the oldest out: head - tail >= RING/2 */
+	struct pend *e = &p->pend[p->head % PEND_RING];
+
+	memset(e, 0, sizeof(*e));
+	p->head++;
+	return e;
+}
+
+/* ---- building frames ---- */
+
+/* Fills frame k of @st into @out. Returns false when a STOP event covers it. */
+static bool frame_build(struct svpub *p, struct stream_rt *st, uint8_t *out, uint32_t *tai_sec, uint16_t *smp_cnt)
+{
+	int32_t values[SVPUB_CHANNELS];
+	uint32_t quality[SVPUB_CHANNELS];
+	uint64_t n0 = st->k * st->asdus;
+
+	for (unsigned a = 0; a < st->asdus; a++) {
+		uint64_t n = n0 + a;
+		int64_t sec;
+		uint32_t cnt;
+
+		svpub_sample_split(p->start_sec, n, st->rate, &sec, &cnt);
+		if (svpub_signal_sample(&st->sig, n, values, quality) && a == 0)
+			return false;
+		if (a == 0) {
+			*tai_sec = (uint32_t)(sec + p->to_tai_sec);
+			*smp_cnt = (uint16_t)cnt;
+		}
+		sv_template_set_smpcnt(&st->tpl, a, (uint16_t)cnt);
+		sv_template_set_values(&st->tpl, a, values, quality);
+		/* refrTm: the sample's instant, UTC, TimeQuality: clock synchronised, 24-bit accuracy field 0x18 */
+		sv_template_set_refrtm(&st->tpl, a, sv_sample_time_ns(sec, cnt, st->rate) + p->to_utc_ns, 0x18);
+	}
+	memcpy(out, st->tpl.frame, st->tpl.len);
+	return true;
+}
+
+static void stream_advance(struct svpub *p, struct stream_rt *st)
+{
+	st->k++;
+	st->deadline_ns = sv_frame_deadline_ns(p->start_sec, st->k, st->rate, st->asdus);
+	if (st->k >= st->k_end || svpub_sample_ns(p->start_sec, st->k * st->asdus, st->rate) >= p->t_end_ns)
+		st->done = true;
+}
+
+/* One frame of stream @si due at @deadline, woken at @t_wake: into slot @slot, or counted. Returns true
+ * when the frame is to be sent. */
+static bool frame_prepare(struct svpub *p, unsigned si, unsigned slot, int64_t t_wake, struct pend **pe)
+{
+	struct stream_rt *st = &p->s[si];
+	int64_t late_by = t_wake - st->deadline_ns;
+	uint32_t tai_sec = 0;
+	uint16_t smp_cnt = 0;
+	struct pend *e;
+
+	*pe = NULL;
+	if (!frame_build(p, st, p->buf[slot], &tai_sec, &smp_cnt)) {
+		st->stopped++;
+		p->tot.stopped++;
+		stream_advance(p, st);
+		return false;
+	}
+	e = pend_new(p, t_wake);
+	e->stream = si;
+	e->tai_sec = tai_sec;
+	e->smp_cnt = smp_cnt;
+	e->seq = (uint32_t)st->k;
+	e->t_sched_ns = st->deadline_ns;
+	e->len = st->tpl.len;
+	if (p->paced && late_by > (int64_t)p->cfg->late_threshold_us * 1000) {
+		if (p->cfg->late_policy == SVPUB_LATE_SKIP) {
+			e->flags = SV_REC_F_SKIPPED | SV_REC_F_LATE;
+			e->reason = SV_REASON_DEADLINE_MISSED;
+			e->t_handoff_ns = t_wake;
+			e->done = 1;
+			st->skipped++;
+			p->tot.skipped++;
+			stream_advance(p, st);
+			return false;
+		}
+		e->flags = SV_REC_F_LATE;
+		st->late++;
+		p->tot.late++;
+	}
+	*pe = e;
+	p->txf[slot].data = p->buf[slot];
+	p->txf[slot].len = st->tpl.len;
+	p->txf[slot].cookie = p->head - 1;
+	p->txf[slot].t_sched_ns = st->deadline_ns;
+	p->txf_stream[slot] = si;
+	stream_advance(p, st);
+	return true;
+}
+
+/* ---- status ---- */
+
+static void status_line(struct svpub *p, int64_t now)
+{
+	struct sv_stats_summary s;
+	char buf[256];
+
+	sv_stats_summarize(&p->sec_lateness, &s);
+	sv_stats_summary_format(&s, buf, sizeof(buf));
+	fprintf(stderr, "svpub: %" PRIu64 " frames (%" PRIu64 "/s) late %" PRIu64 " skipped %" PRIu64
+			" outage %" PRIu64 " tx-ts %" PRIu64 " | wake-up lateness %s\n",
+		p->tot.frames, p->tot.frames - p->status_frames, p->tot.late, p->tot.skipped, p->tot.outage,
+		p->tot.tx_timestamps, p->paced ? buf : "(unpaced)");
+	p->status_frames = p->tot.frames;
+	sv_stats_init(&p->sec_lateness);
+	p->next_status_ns = now + SV_NSEC_PER_SEC;
+}
+
+/* ---- the loop ---- */
+
+static void send_collected(struct svpub *p, unsigned nslots, struct pend **pe)
+{
+	int64_t t_handoff;
+	unsigned start = 0;
+
+	/* One call per run of slots on the same queue: paced batches are queue-sorted (streams are), so one
+	 * call per socket priority. */
+	while (start < nslots) {
+		unsigned q = (unsigned)p->s[p->txf_stream[start]].queue, end = start;
+
+		while (end < nslots && (unsigned)p->s[p->txf_stream[end]].queue == q)
+			end++;
+		svpub_tx_send(p->tx, q, p->txf + start, end - start);
+		start = end;
+	}
+	t_handoff = now_ns(p);
+	for (unsigned i = 0; i < nslots; i++) {
+		struct stream_rt *st = &p->s[p->txf_stream[i]];
+		struct pend *e = pe[i];
+
+		e->t_handoff_ns = t_handoff;
+		if (p->txf[i].err) {
+			e->flags |= SV_REC_F_DROPPED;
+			e->reason = SV_REASON_TX_ERROR;
+			e->done = 1;
+			st->dropped++;
+			if (p->txf[i].err == -ENETDOWN || p->txf[i].err == -ENXIO || p->txf[i].err == -ENODEV)
+				p->tot.outage++;
+			else
+				p->tot.tx_errors++;
+		} else {
+			st->sent++;
+			p->tot.frames++;
+			if (p->tx->ts_source == SV_TS_SCHEDULED) {
+				e->t_tx_ns = e->t_sched_ns;
+				e->src = SV_TS_SCHEDULED;
+				e->done = 1;
+				p->tot.tx_timestamps++;
+			} else if (p->tx->ts_source == SV_TS_NONE) {
+				e->done = 1;
+			}
+		}
+	}
+	p->t_last_ns = t_handoff;
+}
+
+int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
+{
+	static struct pend *pe[4096];
+	int64_t now;
+	int ret = 0;
+
+	p->tid = (uint32_t)syscall(SYS_gettid);
+	now = now_ns(p);
+	if (!p->paced)
+		p->t_first_ns = now; /* virtual deadlines: the run is measured on the wall clock */
+	p->next_status_ns = now + SV_NSEC_PER_SEC;
+	for (;;) {
+		int64_t d = INT64_MAX, t_wake;
+		unsigned nslots = 0;
+
+		if (*stop)
+			break;
+		for (unsigned i = 0; i < p->n; i++)
+			if (!p->s[i].done && p->s[i].deadline_ns < d)
+				d = p->s[i].deadline_ns;
+		if (d == INT64_MAX)
+			break;
+		if (p->paced) {
+			now = now_ns(p);
+			if (now < d) {
+				struct timespec ts = sv_ns_to_timespec(d);
+				int r = clock_nanosleep(p->cid, TIMER_ABSTIME, &ts, NULL);
+
+				/* clock_nanosleep returns the error; it does not set errno. */
+				if (r == EINTR)
+					continue;
+				if (r) {
+					sv_err("clock_nanosleep: %s", strerror(r));
+					ret = -r;
+					break;
+				}
+			}
+			t_wake = now_ns(p);
+			sv_stats_add(&p->lateness, t_wake - d);
+			sv_stats_add(&p->sec_lateness, t_wake - d);
+			/* Streams are stored sorted by queue: the batch comes out grouped by socket. */
+			for (unsigned i = 0; i < p->n; i++) {
+				if (p->s[i].done || p->s[i].deadline_ns != d)
+					continue;
+				if (frame_prepare(p, i, nslots, t_wake, &pe[nslots]))
+					nslots++;
+			}
+			if (t_wake - d >= p->min_period_ns)
+				p->tot.overruns++;
+		} else {
+			/* Unpaced: the next `batch` frames in deadline order, as fast as the back-end takes them. */
+			t_wake = now_ns(p);
+			while (nslots < p->slots) {
+				unsigned best = UINT32_MAX;
+
+				for (unsigned i = 0; i < p->n; i++)
+					if (!p->s[i].done &&
+					    (best == UINT32_MAX || p->s[i].deadline_ns < p->s[best].deadline_ns))
+						best = i;
+				if (best == UINT32_MAX)
+					break;
+				if (frame_prepare(p, best, nslots, t_wake, &pe[nslots]))
+					nslots++;
+			}
+		}
+		if (nslots)
+			send_collected(p, nslots, pe);
+		now = now_ns(p);
+		svpub_tx_poll(p->tx, ts_cb, p);
+		pend_drain(p, now, false);
+		if (p->cfg->status && now >= p->next_status_ns)
+			status_line(p, now);
+	}
+	/* Let the last stamps arrive (a few ms), then write out everything. */
+	for (int i = 0; i < 20 && p->tail < p->head; i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		svpub_tx_poll(p->tx, ts_cb, p);
+		pend_drain(p, now_ns(p), false);
+		nanosleep(&ts, NULL);
+	}
+	svpub_tx_poll(p->tx, ts_cb, p);
+	pend_drain(p, now_ns(p), true);
+	if (p->rec)
+		for (unsigned i = 0; i < p->n; i++)
+			summary_flush(p, &p->s[i], i);
+	p->tot.run_ns = p->t_last_ns - p->t_first_ns;
+	p->tot.outage = p->tx->outage;
+	p->tot.tx_errors = p->tx->tx_errors;
+	return ret;
+}
+
+/* ---- setup ---- */
+
+static int cmp_queue(const void *a, const void *b)
+{
+	const struct stream_rt *x = a, *y = b;
+
+	return x->queue - y->queue;
+}
+
+int svpub_create(struct svpub **pp, const struct svpub_config *c)
+{
+	struct svpub *p = calloc(1, sizeof(*p));
+	struct sv_clock_sync sync;
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	p->cfg = c;
+	p->clock = c->clock == SVPUB_CLOCK_REALTIME ? SV_CLOCK_REALTIME : SV_CLOCK_TAI;
+	sv_clock_posix_id(p->clock, &p->cid);
+	sv_stats_init(&p->lateness);
+	sv_stats_init(&p->tx_lateness);
+	sv_stats_init(&p->sec_lateness);
+	if (!sv_clock_sync_read(&sync)) {
+		if (p->clock == SV_CLOCK_TAI) {
+			p->to_utc_ns = -(int64_t)sync.tai_offset_s * SV_NSEC_PER_SEC;
+			if (sync.tai_unset)
+				sv_warn("the kernel's TAI offset is not set: CLOCK_TAI == CLOCK_REALTIME (37 s off); "
+					"smpCnt is aligned to REALTIME seconds (run ptp4l/phc2sys or chrony with leapsectz)");
+		} else {
+			p->to_tai_sec = sync.tai_offset_s;
+		}
+	}
+	p->paced = !c->unpaced && c->backend != SVPUB_BACKEND_PCAP;
+	err = svpub_tx_open(&p->tx, c, p->clock);
+	if (err)
+		goto out_free;
+	p->n = c->nstreams;
+	p->s = calloc(p->n, sizeof(*p->s));
+	p->pend = calloc(PEND_RING, sizeof(*p->pend));
+	if (!p->s || !p->pend) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for (unsigned i = 0; i < p->n; i++) {
+		struct stream_rt *st = &p->s[i];
+
+		st->cfg = &c->streams[i];
+		st->rate = svpub_stream_rate(st->cfg);
+		st->asdus = svpub_stream_asdus(st->cfg);
+		st->period_ns = sv_sample_offset_ns(st->asdus, st->rate);
+		st->k_end = st->cfg->count ? st->cfg->count : UINT64_MAX;
+		err = svpub_tx_add_queue(p->tx, st->cfg->so_priority);
+		if (err < 0)
+			goto out_free;
+		st->queue = err;
+		err = build_template(st, p->tx->if_mac);
+		if (err)
+			goto out_free;
+		err = svpub_signal_init(&st->sig, st->cfg, i);
+		if (err)
+			goto out_free;
+	}
+	/* Streams sorted by queue: the frames of one deadline are then grouped by socket. The signal keeps
+	 * a pointer to the config, not to the runtime struct, so moving it is safe. */
+	qsort(p->s, p->n, sizeof(*p->s), cmp_queue);
+	p->nq = 0;
+	for (unsigned i = 0; i < p->n; i++)
+		if ((unsigned)p->s[i].queue + 1 > p->nq)
+			p->nq = (unsigned)p->s[i].queue + 1;
+	p->min_period_ns = INT64_MAX;
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->s[i].period_ns < p->min_period_ns)
+			p->min_period_ns = p->s[i].period_ns;
+	p->slots = p->paced ? p->n : c->batch;
+	if (p->slots > 4096)
+		p->slots = 4096;
+	p->buf = calloc(p->slots, sizeof(*p->buf));
+	p->txf = calloc(p->slots, sizeof(*p->txf));
+	p->txf_stream = calloc(p->slots, sizeof(*p->txf_stream));
+	if (!p->buf || !p->txf || !p->txf_stream) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+
+	/* Start: paced, at the first frame due START_LEAD_NS from now (mid-second: smpCnt still counts from
+	 * the top of the second); unpaced and files, at the top of the next second. */
+	{
+		int64_t now = now_ns(p);
+
+		p->start_sec = sv_ns_to_sec_floor(now) + (p->paced ? 0 : 1);
+		p->t_first_ns = INT64_MAX;
+		for (unsigned i = 0; i < p->n; i++) {
+			struct stream_rt *st = &p->s[i];
+
+			st->k = p->paced ? sv_frame_index_at(p->start_sec, now + START_LEAD_NS, st->rate, st->asdus) : 0;
+			st->deadline_ns = sv_frame_deadline_ns(p->start_sec, st->k, st->rate, st->asdus);
+			int64_t first = svpub_sample_ns(p->start_sec, st->k * st->asdus, st->rate);
+
+			if (first < p->t_first_ns)
+				p->t_first_ns = first;
+		}
+		p->t_end_ns = c->duration > 0 ? p->t_first_ns + (int64_t)(c->duration * 1e9 + 0.5) : INT64_MAX;
+		for (unsigned i = 0; i < p->n; i++)
+			if (svpub_sample_ns(p->start_sec, p->s[i].k * p->s[i].asdus, p->s[i].rate) >= p->t_end_ns ||
+			    !p->s[i].k_end)
+				p->s[i].done = true;
+		p->t_last_ns = p->t_first_ns;
+	}
+
+	if (c->record[0]) {
+		struct sv_record_writer_cfg rc = {
+			.path = c->record,
+			.tool = "svpub",
+			.clock = p->clock,
+			.phc_index = -1,
+		};
+
+		err = sv_record_writer_open(&p->rec, &rc);
+		if (err) {
+			sv_err("record %s: %s", c->record, strerror(-err));
+			goto out_free;
+		}
+		for (unsigned i = 0; i < p->n; i++) {
+			struct stream_rt *st = &p->s[i];
+			struct sv_rec_stream rs;
+
+			memset(&rs, 0, sizeof(rs));
+			rs.stream = i;
+			rs.appid = st->cfg->appid;
+			rs.asdus = (uint16_t)st->asdus;
+			rs.sample_rate = st->rate;
+			rs.conf_rev = st->cfg->conf_rev;
+			rs.vlan = st->cfg->vlan_id < 0 ? 0xFFFF : (uint16_t)st->cfg->vlan_id;
+			rs.smp_synch = st->cfg->smp_synch;
+			rs.svid_len = (uint8_t)strlen(st->cfg->svid);
+			memcpy(rs.dst_mac, st->cfg->dst, 6);
+			rs.flags = st->cfg->simulation ? SV_REC_F_SIMULATION : 0;
+			snprintf(rs.svid, sizeof(rs.svid), "%s", st->cfg->svid);
+			rs.smp_wrap = st->rate;
+			err = sv_record_define_stream(p->rec, &rs);
+			if (err)
+				goto out_free;
+			st->sec_hist = malloc(sizeof(*st->sec_hist));
+			if (!st->sec_hist) {
+				err = -ENOMEM;
+				goto out_free;
+			}
+			sv_stats_init(st->sec_hist);
+		}
+	}
+	sv_info("%u stream%s on %s (%s), clock %s, TX timestamps: %s%s", p->n, p->n == 1 ? "" : "s",
+		c->backend == SVPUB_BACKEND_PCAP ? c->output : c->interface, p->tx->ops->name,
+		sv_clock_name(p->clock), p->tx->ts_detail, p->paced ? "" : ", unpaced");
+	*pp = p;
+	return 0;
+out_free:
+	svpub_destroy(p);
+	return err;
+}
+
+int svpub_destroy(struct svpub *p)
+{
+	int err = 0;
+
+	if (!p)
+		return 0;
+	if (p->rec)
+		err = sv_record_writer_close(p->rec);
+	svpub_tx_close(p->tx);
+	if (p->s)
+		for (unsigned i = 0; i < p->n; i++) {
+			svpub_signal_free(&p->s[i].sig);
+			free(p->s[i].sec_hist);
+		}
+	free(p->s);
+	free(p->pend);
+	free(p->buf);
+	free(p->txf);
+	free(p->txf_stream);
+	free(p);
+	return err;
+}
+
+/* ---- results ---- */
+
+void svpub_get_totals(const struct svpub *p, struct svpub_totals *t)
+{
+	*t = p->tot;
+}
+
+const struct sv_stats *svpub_lateness(const struct svpub *p)
+{
+	return &p->lateness;
+}
+
+const struct sv_stats *svpub_tx_lateness(const struct svpub *p)
+{
+	return &p->tx_lateness;
+}
+
+const char *svpub_ts_source_name(const struct svpub *p)
+{
+	return sv_ts_source_name(p->tx->ts_source);
+}
+
+void svpub_print_summary(const struct svpub *p, FILE *f)
+{
+	struct sv_stats_summary s;
+	char buf[256];
+	double secs = p->tot.run_ns / 1e9;
+
+	fprintf(f,
+		"svpub: %" PRIu64 " frames in %.3f s (%.0f frames/s), late %" PRIu64 ", skipped %" PRIu64
+		", stopped %" PRIu64 ", outage %" PRIu64 ", tx errors %" PRIu64 ", overruns %" PRIu64 "\n",
+		p->tot.frames, secs, secs > 0 ? p->tot.frames / secs : 0.0, p->tot.late, p->tot.skipped,
+		p->tot.stopped, p->tot.outage, p->tot.tx_errors, p->tot.overruns);
+	fprintf(f, "svpub: TX timestamps: %s; %" PRIu64 " received, %" PRIu64 " missing, %" PRIu64 " out of order\n",
+		p->tx->ts_detail, p->tot.tx_timestamps, p->tot.tx_ts_missing, p->tot.tx_ts_disorder);
+	if (p->paced) {
+		sv_stats_summarize(&p->lateness, &s);
+		sv_stats_summary_format(&s, buf, sizeof(buf));
+		fprintf(f, "svpub: wake-up lateness (deadline -> wake-up): %s\n", buf);
+		sv_stats_print_log2(&p->lateness, f, 1000, NULL);
+	}
+	sv_stats_summarize(&p->tx_lateness, &s);
+	sv_stats_summary_format(&s, buf, sizeof(buf));
+	fprintf(f, "svpub: TX lateness (deadline -> TX timestamp): %s\n", buf);
+	if (p->tx_lateness.count && p->tx->ts_source != SV_TS_SCHEDULED)
+		sv_stats_print_log2(&p->tx_lateness, f, 1000, NULL);
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct stream_rt *st = &p->s[i];
+
+		fprintf(f, "svpub:   %s appid 0x%04x: sent %" PRIu64 " late %" PRIu64 " skipped %" PRIu64
+			   " stopped %" PRIu64 " dropped %" PRIu64 "\n",
+			st->cfg->svid, st->cfg->appid, st->sent, st->late, st->skipped, st->stopped, st->dropped);
+	}
+}
+
+int svpub_print_json(const struct svpub *p, FILE *f)
+{
+	struct sv_json j;
+
+	sv_json_init(&j, f, 0);
+	sv_json_object_begin(&j);
+	sv_json_kv_str(&j, "tool", "svpub");
+	sv_json_kv_str(&j, "backend", p->tx->ops->name);
+	sv_json_kv_str(&j, "clock", sv_clock_name(p->clock));
+	sv_json_kv_bool(&j, "paced", p->paced);
+	sv_json_kv_uint(&j, "streams", p->n);
+	sv_json_kv_uint(&j, "frames", p->tot.frames);
+	sv_json_kv_uint(&j, "late", p->tot.late);
+	sv_json_kv_uint(&j, "skipped", p->tot.skipped);
+	sv_json_kv_uint(&j, "stopped", p->tot.stopped);
+	sv_json_kv_uint(&j, "outage", p->tot.outage);
+	sv_json_kv_uint(&j, "tx_errors", p->tot.tx_errors);
+	sv_json_kv_uint(&j, "overruns", p->tot.overruns);
+	sv_json_kv_double(&j, "duration_s", p->tot.run_ns / 1e9);
+	sv_json_kv_double(&j, "fps", p->tot.run_ns > 0 ? p->tot.frames / (p->tot.run_ns / 1e9) : 0.0);
+	sv_json_kv_str(&j, "tx_timestamp_source", sv_ts_source_name(p->tx->ts_source));
+	sv_json_kv_str(&j, "tx_timestamp_detail", p->tx->ts_detail);
+	sv_json_kv_bool(&j, "launch_time", p->tx->launch_time);
+	sv_json_kv_uint(&j, "tx_timestamps", p->tot.tx_timestamps);
+	sv_json_kv_uint(&j, "tx_timestamps_missing", p->tot.tx_ts_missing);
+	sv_json_kv_uint(&j, "tx_timestamps_out_of_order", p->tot.tx_ts_disorder);
+	sv_json_key(&j, "lateness_ns");
+	sv_stats_json(&j, &p->lateness);
+	sv_json_key(&j, "tx_lateness_ns");
+	sv_stats_json(&j, &p->tx_lateness);
+	sv_json_key(&j, "per_stream");
+	sv_json_array_begin(&j);
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct stream_rt *st = &p->s[i];
+
+		sv_json_object_begin(&j);
+		sv_json_kv_str(&j, "svid", st->cfg->svid);
+		sv_json_kv_uint(&j, "appid", st->cfg->appid);
+		sv_json_kv_uint(&j, "sample_rate", st->rate);
+		sv_json_kv_uint(&j, "asdus", st->asdus);
+		sv_json_kv_uint(&j, "frames", st->sent);
+		sv_json_kv_uint(&j, "late", st->late);
+		sv_json_kv_uint(&j, "skipped", st->skipped);
+		sv_json_kv_uint(&j, "stopped", st->stopped);
+		sv_json_kv_uint(&j, "dropped", st->dropped);
+		sv_json_object_end(&j);
+	}
+	sv_json_array_end(&j);
+	sv_json_object_end(&j);
+	return sv_json_end(&j);
+}

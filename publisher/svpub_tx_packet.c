@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * AF_PACKET back-end: one SOCK_RAW socket per SO_PRIORITY, frames of one deadline in one sendmmsg().
+ * PACKET_QDISC_BYPASS hands frames straight to the driver (no qdisc: lower latency, but also no tc
+ * classes and no ETF, so it is switched off for SO_TXTIME). Transmit timestamps through SO_TIMESTAMPING
+ * with OPT_ID (the key numbers the frames of each socket) and OPT_TSONLY, read from the error queue with
+ * MSG_DONTWAIT between batches so the pacing loop never waits for them.
+ */
+#include <errno.h>
+#include <time.h>
+#include <linux/errqueue.h>
+#include <linux/if_packet.h>
+#include <linux/net_tstamp.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "sv_log.h"
+#include "svpub_tx.h"
+
+#ifndef SO_TXTIME
+#define SO_TXTIME 61
+#define SCM_TXTIME SO_TXTIME
+#endif
+
+#define MAX_QUEUES 16
+#define MAX_BATCH 1024
+#define KEY_RING 65536u /* > frames in flight between a send and its stamp */
+#define POLL_BATCH 64
+#define CTRL_LEN 256
+
+struct pq {
+	int fd;
+	uint32_t prio;
+	uint32_t next_key;
+	uint64_t *cookie; /* KEY_RING */
+	struct mmsghdr msg[MAX_BATCH];
+	struct iovec iov[MAX_BATCH];
+	char txctl[MAX_BATCH][CMSG_SPACE(sizeof(uint64_t))];
+};
+
+struct tx_packet {
+	struct svpub_tx base;
+	const struct svpub_config *cfg;
+	char ifname[IFNAMSIZ];
+	unsigned nq;
+	bool timestamps;
+	bool hw;
+	int64_t realtime_to_clock_ns;
+	struct pq q[MAX_QUEUES];
+	/* error-queue reading */
+	struct mmsghdr emsg[POLL_BATCH];
+	struct iovec eiov[POLL_BATCH];
+	char ebuf[POLL_BATCH][64];
+	char ectl[POLL_BATCH][CTRL_LEN];
+};
+
+/* Is an etf qdisc installed on @ifindex? rtnetlink RTM_GETQDISC dump. 1 yes, 0 no, -errno. */
+static int etf_present(int ifindex)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct tcmsg tc;
+	} req = {
+		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETQDISC,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1 },
+		.tc = { .tcm_family = AF_UNSPEC },
+	};
+	static char buf[32768];
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	int found = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (send(fd, &req, sizeof(req), 0) < 0) {
+		close(fd);
+		return -errno;
+	}
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n <= 0)
+			break;
+		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (unsigned)n); nh = NLMSG_NEXT(nh, n)) {
+			struct tcmsg *tc;
+			int len;
+
+			if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR)
+				goto out;
+			tc = NLMSG_DATA(nh);
+			if (tc->tcm_ifindex != ifindex)
+				continue;
+			len = (int)nh->nlmsg_len - NLMSG_LENGTH(sizeof(*tc));
+			for (struct rtattr *a = (struct rtattr *)((char *)tc + NLMSG_ALIGN(sizeof(*tc))); RTA_OK(a, len);
+			     a = RTA_NEXT(a, len))
+				if (a->rta_type == TCA_KIND && !strcmp(RTA_DATA(a), "etf"))
+					found = 1;
+		}
+	}
+out:
+	close(fd);
+	return found;
+}
+
+static int hw_timestamps_enable(int fd, const char *ifname, char *why, size_t n)
+{
+	struct hwtstamp_config hw = { .tx_type = HWTSTAMP_TX_ON, .rx_filter = HWTSTAMP_FILTER_NONE };
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&hw;
+	if (ioctl(fd, SIOCSHWTSTAMP, &ifr) < 0) {
+		snprintf(why, n, "SIOCSHWTSTAMP on %s: %s", ifname, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int packet_add_queue(struct svpub_tx *tx, uint32_t so_priority)
+{
+	struct tx_packet *p = (struct tx_packet *)tx;
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_ifindex = tx->ifindex };
+	struct pq *q;
+	int one = 1, err;
+
+	for (unsigned i = 0; i < p->nq; i++)
+		if (p->q[i].prio == so_priority)
+			return (int)i;
+	if (p->nq >= MAX_QUEUES) {
+		sv_err("more than %d distinct so_priority values", MAX_QUEUES);
+		return -E2BIG;
+	}
+	q = &p->q[p->nq];
+	memset(q, 0, sizeof(*q));
+	q->prio = so_priority;
+	/* Protocol 0: this socket only sends; nothing is queued for reception. */
+	q->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (q->fd < 0) {
+		err = -errno;
+		svpub_log_errno("socket(AF_PACKET)", err, "CAP_NET_RAW");
+		return err;
+	}
+	if (bind(q->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		err = -errno;
+		sv_err("bind AF_PACKET to %s: %s", p->ifname, strerror(errno));
+		goto out_close;
+	}
+	if (p->cfg->af_packet.qdisc_bypass && !tx->launch_time &&
+	    setsockopt(q->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) < 0)
+		sv_warn("PACKET_QDISC_BYPASS: %s (frames go through the qdisc)", strerror(errno));
+	if (so_priority && setsockopt(q->fd, SOL_SOCKET, SO_PRIORITY, &so_priority, sizeof(so_priority)) < 0) {
+		err = -errno;
+		svpub_log_errno("SO_PRIORITY above 6", err, "CAP_NET_ADMIN");
+		goto out_close;
+	}
+	if (p->cfg->af_packet.sndbuf) {
+		int sb = (int)p->cfg->af_packet.sndbuf;
+
+		if (setsockopt(q->fd, SOL_SOCKET, SO_SNDBUFFORCE, &sb, sizeof(sb)) < 0)
+			setsockopt(q->fd, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));
+	}
+	if (tx->launch_time) {
+		struct sock_txtime st = { .clockid = tx->cid, .flags = SOF_TXTIME_REPORT_ERRORS };
+
+		if (setsockopt(q->fd, SOL_SOCKET, SO_TXTIME, &st, sizeof(st)) < 0) {
+			sv_warn("SO_TXTIME: %s: launch time off", strerror(errno));
+			tx->launch_time = false;
+		}
+	}
+	if (p->timestamps) {
+		unsigned flags = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
+				 SOF_TIMESTAMPING_OPT_TSONLY;
+
+		if (p->hw)
+			flags |= SOF_TIMESTAMPING_TX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE;
+		if (setsockopt(q->fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) < 0) {
+			sv_warn("SO_TIMESTAMPING: %s: no transmit timestamps", strerror(errno));
+			p->timestamps = false;
+			tx->ts_source = SV_TS_NONE;
+			snprintf(tx->ts_detail, sizeof(tx->ts_detail), "none (SO_TIMESTAMPING: %s)", strerror(errno));
+		}
+	}
+	q->cookie = calloc(KEY_RING, sizeof(*q->cookie));
+	if (!q->cookie) {
+		err = -ENOMEM;
+		goto out_close;
+	}
+	for (unsigned i = 0; i < MAX_BATCH; i++) {
+		q->msg[i].msg_hdr.msg_iov = &q->iov[i];
+		q->msg[i].msg_hdr.msg_iovlen = 1;
+		if (tx->launch_time) {
+			struct cmsghdr *cm;
+
+			q->msg[i].msg_hdr.msg_control = q->txctl[i];
+			q->msg[i].msg_hdr.msg_controllen = sizeof(q->txctl[i]);
+			cm = CMSG_FIRSTHDR(&q->msg[i].msg_hdr);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_TXTIME;
+			cm->cmsg_len = CMSG_LEN(sizeof(uint64_t));
+		}
+	}
+	return (int)p->nq++;
+out_close:
+	close(q->fd);
+	return err;
+}
+
+static int packet_send(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f, unsigned n)
+{
+	struct tx_packet *p = (struct tx_packet *)tx;
+	struct pq *q = &p->q[queue];
+	unsigned done = 0;
+	int sent = 0;
+
+	if (n > MAX_BATCH)
+		n = MAX_BATCH;
+	for (unsigned i = 0; i < n; i++) {
+		q->iov[i].iov_base = (void *)f[i].data;
+		q->iov[i].iov_len = f[i].len;
+		f[i].err = 0;
+		if (tx->launch_time) {
+			uint64_t t = (uint64_t)f[i].t_sched_ns;
+
+			memcpy(CMSG_DATA(CMSG_FIRSTHDR(&q->msg[i].msg_hdr)), &t, sizeof(t));
+		}
+	}
+	while (done < n) {
+		int r = sendmmsg(q->fd, q->msg + done, n - done, 0);
+
+		if (r < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			/* The first frame failed: count it and go on with the rest. */
+			f[done].err = -e;
+			if (e == ENETDOWN || e == ENXIO || e == ENODEV)
+				tx->outage++;
+			else
+				tx->tx_errors++;
+			done++;
+			continue;
+		}
+		for (int i = 0; i < r; i++, done++) {
+			q->cookie[q->next_key % KEY_RING] = f[done].cookie;
+			q->next_key++;
+			sent++;
+		}
+	}
+	return sent;
+}
+
+static int packet_poll(struct svpub_tx *tx, svpub_tx_ts_fn fn, void *ctx)
+{
+	struct tx_packet *p = (struct tx_packet *)tx;
+	int total = 0;
+
+	if (!p->timestamps)
+		return 0;
+	for (unsigned qi = 0; qi < p->nq; qi++) {
+		struct pq *q = &p->q[qi];
+
+		for (;;) {
+			int r;
+
+			for (unsigned i = 0; i < POLL_BATCH; i++) {
+				p->eiov[i].iov_base = p->ebuf[i];
+				p->eiov[i].iov_len = sizeof(p->ebuf[i]);
+				memset(&p->emsg[i].msg_hdr, 0, sizeof(p->emsg[i].msg_hdr));
+				p->emsg[i].msg_hdr.msg_iov = &p->eiov[i];
+				p->emsg[i].msg_hdr.msg_iovlen = 1;
+				p->emsg[i].msg_hdr.msg_control = p->ectl[i];
+				p->emsg[i].msg_hdr.msg_controllen = CTRL_LEN;
+			}
+			r = recvmmsg(q->fd, p->emsg, POLL_BATCH, MSG_ERRQUEUE | MSG_DONTWAIT, NULL);
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				break; /* EAGAIN: nothing more */
+			}
+			for (int i = 0; i < r; i++) {
+				struct msghdr *m = &p->emsg[i].msg_hdr;
+				struct scm_timestamping *tss = NULL;
+				struct sock_extended_err *ee = NULL;
+
+				for (struct cmsghdr *cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
+					if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPING)
+						tss = (struct scm_timestamping *)CMSG_DATA(cm);
+					else if (cm->cmsg_level == SOL_PACKET && cm->cmsg_type == PACKET_TX_TIMESTAMP)
+						ee = (struct sock_extended_err *)CMSG_DATA(cm);
+				}
+				if (!tss || !ee || ee->ee_origin != SO_EE_ORIGIN_TIMESTAMPING)
+					continue;
+				/* The key must be one of the last KEY_RING frames sent. */
+				if (q->next_key - ee->ee_data - 1 >= KEY_RING) {
+					tx->ts_unmatched++;
+					continue;
+				}
+				if (tss->ts[2].tv_sec || tss->ts[2].tv_nsec) {
+					fn(ctx, q->cookie[ee->ee_data % KEY_RING], sv_timespec_to_ns(&tss->ts[2]),
+					   SV_TS_HARDWARE);
+				} else {
+					fn(ctx, q->cookie[ee->ee_data % KEY_RING],
+					   sv_timespec_to_ns(&tss->ts[0]) + p->realtime_to_clock_ns, SV_TS_SOFTWARE);
+				}
+				tx->ts_received++;
+				total++;
+			}
+			if (r < POLL_BATCH)
+				break;
+		}
+	}
+	return total;
+}
+
+static void packet_close(struct svpub_tx *tx)
+{
+	struct tx_packet *p = (struct tx_packet *)tx;
+
+	for (unsigned i = 0; i < p->nq; i++) {
+		close(p->q[i].fd);
+		free(p->q[i].cookie);
+	}
+	free(p);
+}
+
+static const struct svpub_tx_ops packet_ops = {
+	.name = "af_packet",
+	.add_queue = packet_add_queue,
+	.send = packet_send,
+	.poll = packet_poll,
+	.close = packet_close,
+};
+
+int svpub_tx_packet_open(struct svpub_tx **txp, const struct svpub_config *c, enum sv_clock_id clock)
+{
+	struct tx_packet *p = calloc(1, sizeof(*p));
+	struct svpub_tx *tx;
+	struct ifreq ifr;
+	int fd, err;
+
+	if (!p)
+		return -ENOMEM;
+	tx = &p->base;
+	tx->ops = &packet_ops;
+	tx->clock = clock;
+	sv_clock_posix_id(clock, &tx->cid);
+	p->cfg = c;
+	snprintf(p->ifname, sizeof(p->ifname), "%s", c->interface);
+	tx->ifindex = (int)if_nametoindex(c->interface);
+	if (!tx->ifindex) {
+		err = -ENODEV;
+		sv_err("interface %s: %s", c->interface, strerror(errno));
+		goto out_free;
+	}
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err = -errno;
+		svpub_log_errno("socket(AF_PACKET)", err, "CAP_NET_RAW");
+		goto out_free;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->interface);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) == 0)
+		memcpy(tx->if_mac, ifr.ifr_hwaddr.sa_data, 6);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP))
+		sv_warn("interface %s is down: frames are counted as outage until it is up", c->interface);
+
+	p->timestamps = c->af_packet.timestamps;
+	if (p->timestamps) {
+		char why[128] = "hw_timestamps: false";
+		struct sv_clock_xlate x;
+
+		if (c->af_packet.hw_timestamps && !hw_timestamps_enable(fd, c->interface, why, sizeof(why))) {
+			p->hw = true;
+			tx->ts_source = SV_TS_HARDWARE;
+			snprintf(tx->ts_detail, sizeof(tx->ts_detail), "hardware (SIOCSHWTSTAMP on %s)", c->interface);
+		} else {
+			tx->ts_source = SV_TS_SOFTWARE;
+			snprintf(tx->ts_detail, sizeof(tx->ts_detail), "software (no hardware stamps: %s)", why);
+		}
+		/* Software stamps are CLOCK_REALTIME; the deadlines are on the configured clock. */
+		if (!sv_clock_xlate_measure(&x, CLOCK_REALTIME, tx->cid, 16))
+			p->realtime_to_clock_ns = x.offset_ns;
+	} else {
+		tx->ts_source = SV_TS_NONE;
+		snprintf(tx->ts_detail, sizeof(tx->ts_detail), "none (af_packet.timestamps: false)");
+	}
+	close(fd);
+
+	if (c->af_packet.txtime) {
+		int etf = etf_present(tx->ifindex);
+
+		if (etf == 1) {
+			tx->launch_time = true;
+			if (c->af_packet.qdisc_bypass)
+				sv_info("txtime: PACKET_QDISC_BYPASS off so that frames reach the etf qdisc");
+		} else {
+			sv_warn("txtime: no etf qdisc on %s (%s): launch time off, frames leave when handed over. "
+				"Needs e.g. 'tc qdisc replace dev %s parent root etf clockid CLOCK_TAI delta 200000' "
+				"(kernel CONFIG_NET_SCH_ETF; hardware offload needs a NIC with launch time)",
+				c->interface, etf < 0 ? strerror(-etf) : "not installed", c->interface);
+		}
+	}
+	*txp = tx;
+	return 0;
+out_free:
+	free(p);
+	return err;
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+/* pcap back-end: frames go to a capture file stamped with their scheduled time (the "transmit
+ * timestamp" of a file is the plan, SV_TS_SCHEDULED). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sv_log.h"
+#include "sv_pcap.h"
+#include "svpub_tx.h"
+
+struct tx_pcap {
+	struct svpub_tx base;
+	struct sv_pcap_writer *w;
+	const char *path;
+};
+
+static int pcap_add_queue(struct svpub_tx *tx, uint32_t so_priority)
+{
+	(void)tx;
+	(void)so_priority;
+	return 0;
+}
+
+static int pcap_send(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f, unsigned n)
+{
+	struct tx_pcap *p = (struct tx_pcap *)tx;
+	int sent = 0;
+
+	(void)queue;
+	for (unsigned i = 0; i < n; i++) {
+		f[i].err = sv_pcap_write(p->w, f[i].data, f[i].len, f[i].len, f[i].t_sched_ns);
+		if (f[i].err)
+			tx->tx_errors++;
+		else
+			sent++;
+	}
+	return sent;
+}
+
+static void pcap_close(struct svpub_tx *tx)
+{
+	struct tx_pcap *p = (struct tx_pcap *)tx;
+	int err = sv_pcap_close_write(p->w);
+
+	if (err)
+		sv_err("%s: %s", p->path, strerror(-err));
+	free(p);
+}
+
+static const struct svpub_tx_ops pcap_ops = {
+	.name = "pcap",
+	.add_queue = pcap_add_queue,
+	.send = pcap_send,
+	.close = pcap_close,
+};
+
+int svpub_tx_pcap_open(struct svpub_tx **tx, const struct svpub_config *c, enum sv_clock_id clock)
+{
+	struct tx_pcap *p = calloc(1, sizeof(*p));
+	static const uint8_t mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = sv_pcap_open_write(&p->w, c->output, sv_pcap_format_for_path(c->output), 0, "svpub");
+	if (err) {
+		sv_err("%s: cannot create: %s", c->output, strerror(-err));
+		free(p);
+		return err;
+	}
+	p->path = c->output;
+	p->base.ops = &pcap_ops;
+	p->base.clock = clock;
+	p->base.ts_source = SV_TS_SCHEDULED;
+	snprintf(p->base.ts_detail, sizeof(p->base.ts_detail), "scheduled (pcap file: the planned time)");
+	memcpy(p->base.if_mac, mac, 6);
+	*tx = &p->base;
+	return 0;
+}

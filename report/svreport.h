@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * svreport's engine: reads the records of svpub, svtrace and every svsub (sv_record format, files from
+ * one host or copied from several), joins them per frame on (svID, TAI second, smpCnt) and aggregates
+ * per hop of the SEAPATH latency model (DESIGN.md: Ts, T0, T1, T2a, T2b, T3, T4), per guest and per
+ * stream.
+ *
+ * One pass, bounded memory:
+ *  - the files are read together, merged by record time (TAI), one block buffer each;
+ *  - a join window holds the frames of the last `window_ns` (keyed by stream, second, smpCnt); a frame
+ *    leaves the window when the merged time has moved `window_ns` past it, and only then are its hops
+ *    counted (so loss, duplicates and reordering within the window are seen exactly);
+ *  - per hop: an sv_stats histogram (29 KiB) per (hop, guest, stream) and, for the all-streams series,
+ *    the per-frame values (int32 ns) while a global budget (`exact_limit` values) lasts: percentiles
+ *    are exact from them; past the budget a series falls back to its histogram and says so (error
+ *    bound <= value/128, sv_stats.h);
+ *  - per-second aggregates are folded into at most SVR_TIME_BINS bins (bin width doubles as the run
+ *    grows), for the plots.
+ * Works from SUMMARY/HIST records alone (per-frame records off): hops then come from the tools'
+ * per-second histograms, with their bucket error bounds.
+ */
+#ifndef SVREPORT_H
+#define SVREPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sv_record.h"
+#include "sv_stats.h"
+
+#define SVR_MAX_FILES 64
+#define SVR_MAX_GUESTS 8		/* guests per report (join entries hold 4 points per guest) */
+#define SVR_MAX_STREAMS 256		/* distinct svIDs per report */
+#define SVR_NPOINTS SV_POINT_COUNT	/* Ts..T4 */
+#define SVR_TIME_BINS 512		/* time resolution of the plots */
+#define SVR_COARSE_BINS 40		/* per-bin latency histogram: 4 bins per octave from 1 us */
+#define SVR_MAX_LATE 64			/* why-late list: the worst N waits kept */
+#define SVR_MAX_HOLDERS 32		/* why-late: aggregated by holder thread name */
+#define SVR_MAX_DROPS 64		/* distinct (point, guest, reason) drop counters */
+#define SVR_MAX_BUDGETS 32
+#define SVR_GUEST_SHARED (-1)		/* hops between shared points (Ts, T0, T1): no guest */
+
+struct svr_cfg {
+	int64_t window_ns;		/* join window (default 3 s) */
+	uint64_t max_frames;		/* frames held in the window at most (default 4 Mi) */
+	uint64_t exact_limit;		/* per-frame values kept for exact percentiles (default 32 Mi) */
+	int64_t clock_tolerance_ns;	/* negative latencies down to -tolerance are clock granularity */
+	unsigned max_late;		/* why-late entries kept (<= SVR_MAX_LATE) */
+};
+void svr_cfg_defaults(struct svr_cfg *c);
+
+/* A latency series: one hop (from -> to) of one guest and one stream (or all streams). */
+struct svr_series {
+	struct sv_stats *hist;		/* per-frame values (NULL until the first) */
+	int32_t *vals;			/* exact values (all-streams series only), NULL when dropped */
+	uint64_t nvals, capvals;
+	bool inexact;			/* the budget ran out: percentiles from hist */
+	bool overflow;			/* a value outside int32 ns: exact array dropped */
+	struct sv_stats *sum_hist;	/* merged HIST records (per-second summaries) */
+	struct sv_counters sum_cnt;	/* summed SUMMARY counters */
+	uint64_t sum_count;		/* SUMMARY latency counts */
+	struct sv_stats_summary sum_bound; /* from SUMMARY without HIST: min of mins, max of maxes/pXX */
+	uint64_t sum_records, hist_records;
+};
+
+/* Per time bin of one (hop, guest) all-streams series. */
+struct svr_bin {
+	uint64_t count;
+	uint64_t lost;
+	int64_t min, max;
+	double sum;
+	uint32_t coarse[SVR_COARSE_BINS];
+};
+
+struct svr_late {
+	uint32_t stream;		/* global stream */
+	uint32_t tai_sec;
+	uint16_t smp_cnt;
+	uint8_t point;
+	int16_t guest;
+	int64_t wait_ns;
+	int64_t holder_run_ns;
+	uint32_t feeder_tid, holder_pid;
+	uint8_t holder_policy, holder_prio;
+	uint32_t cause;
+	char feeder_comm[16];
+	char holder_comm[16];
+};
+
+struct svr_holder {
+	char comm[16];
+	uint8_t policy, prio;
+	uint64_t count;
+	int64_t total_ns, max_ns;
+};
+
+struct svr_drop {
+	uint8_t point;
+	int16_t guest;
+	uint16_t reason;
+	char name[32];
+	uint64_t count;
+};
+
+/* What the report knows about one input file. */
+struct svr_file_info {
+	char path[256];
+	char tool[16];
+	char host[64];
+	char guest[64];			/* --guest NAME for this file, else "" */
+	enum sv_clock_id clock;
+	bool to_tai;			/* timestamps convertible to TAI */
+	struct sv_rec_sync sync;	/* at start */
+	bool sync_ok;			/* sv_clock_sync_ok at start and in every SYNC record */
+	bool tai_unset;
+	int64_t start_tai_ns, end_tai_ns;
+	bool clean_end;			/* ended with an END record */
+	uint64_t records, events;
+	int err;			/* 0, or the reader's error (-EBADMSG...) */
+	char errmsg[256];
+};
+
+struct svr_stream_info {
+	char svid[SV_REC_SVID_SIZE];
+	uint16_t appid;
+	uint32_t rate;			/* samples/s (0 unknown) */
+	uint16_t asdus;			/* ASDUs per frame */
+};
+
+/* Per (point, guest): what was seen there. */
+struct svr_point_stats {
+	uint64_t frames;		/* distinct frames seen */
+	uint64_t duplicates;		/* same frame seen again at this point */
+	uint64_t reordered;		/* arrived after a later frame of its stream */
+	uint64_t dropped;		/* flagged dropped / DROP records */
+	uint64_t missing;		/* seen before and after this point, never here */
+	uint64_t lost_after;		/* last seen here: never reached a later covered point */
+	struct sv_stats *pacing;	/* interval between consecutive frames of a stream */
+	int64_t nominal_ns;		/* nominal interval (frame period), 0 unknown */
+};
+
+struct svr;
+
+int svr_create(struct svr **out, const struct svr_cfg *cfg);
+void svr_destroy(struct svr *r);
+
+/* Adds an input. @guest names the guest whose records this file holds (svsub in a VM); NULL: events
+ * with a guest index take the file's GUEST names, others the file's host name. Returns 0, -E2BIG (too
+ * many files), or the reader's open error (the message is in the file info). */
+int svr_add_file(struct svr *r, const char *path, const char *guest);
+/* Renames a guest as found in records (svtrace's egress port, a host name) to @to. */
+int svr_add_alias(struct svr *r, const char *from, const char *to);
+/* Writes every EVENT as CSV (sv_record columns) while reading. NULL: off. */
+void svr_set_csv(struct svr *r, FILE *csv);
+
+/* Reads everything. Returns 0, or the first file's read error (the report is still usable: the file's
+ * records up to the fault are in). */
+int svr_run(struct svr *r);
+
+/* ---- Results -------------------------------------------------------------------------------- */
+
+unsigned svr_nfiles(const struct svr *r);
+const struct svr_file_info *svr_file(const struct svr *r, unsigned i);
+unsigned svr_nstreams(const struct svr *r);
+const struct svr_stream_info *svr_stream(const struct svr *r, unsigned s);
+unsigned svr_nguests(const struct svr *r);
+const char *svr_guest_name(const struct svr *r, unsigned g);
+
+/* True when some record of the run was at @point (for @guest; shared points ignore the guest). */
+bool svr_point_present(const struct svr *r, unsigned point, int guest);
+const struct svr_point_stats *svr_point(const struct svr *r, unsigned point, int guest);
+
+/* A computed hop result. */
+struct svr_hop {
+	uint8_t from, to;
+	int guest;			/* SVR_GUEST_SHARED for Ts/T0/T1-only hops */
+	int stream;			/* -1: all streams */
+	uint64_t count;
+	uint64_t lost;
+	uint64_t missing;
+	bool from_summaries;		/* per-second summaries, no per-frame records */
+	struct sv_stats_summary lat;	/* exact when lat.exact */
+	const struct svr_series *series;
+};
+
+/* Hops to report for @guest, in order: the chain of consecutive points present, then the end-to-end
+ * hops (first -> last point, T0 -> last, T1 -> T2b) and @extra pairs (budgets). Fills up to @max
+ * (from,to) pairs; returns how many. */
+unsigned svr_hop_list(const struct svr *r, int guest, uint8_t (*pairs)[2], unsigned max);
+/* Computes one hop result. Returns 0, or -ENODATA when the hop has no data at all. */
+int svr_hop_get(struct svr *r, unsigned from, unsigned to, int guest, int stream, struct svr_hop *out);
+
+/* Time bins of the all-streams series (from, to, guest); NULL when none. *n bins of width *width_s
+ * seconds starting at TAI second *first_sec. */
+const struct svr_bin *svr_hop_bins(const struct svr *r, unsigned from, unsigned to, int guest,
+				   unsigned *n, uint32_t *width_s, int64_t *first_sec);
+/* Lost frames per time bin for @guest (all hops), same bins as above; NULL when none. */
+const uint64_t *svr_lost_bins(const struct svr *r, int guest, unsigned *n);
+
+unsigned svr_nlate(const struct svr *r);
+const struct svr_late *svr_late_get(const struct svr *r, unsigned i);	/* worst first */
+unsigned svr_nholders(const struct svr *r);
+const struct svr_holder *svr_holder_get(const struct svr *r, unsigned i);
+unsigned svr_ndrops(const struct svr *r);
+const struct svr_drop *svr_drop_get(const struct svr *r, unsigned i);
+
+/* Counters of the run as a whole. */
+struct svr_totals {
+	uint64_t events, summaries, hists, threads, drops;
+	uint64_t not_joinable;		/* events without a usable key (not synchronised, unknown stream) */
+	uint64_t later_asdus;		/* per-sample events of ASDUs > 0 (frames are joined on the first) */
+	uint64_t too_late;		/* arrived after their frame left the window */
+	uint64_t window_full;		/* frames evicted early because the window was full */
+	uint64_t too_many_guests;	/* events of guests beyond SVR_MAX_GUESTS */
+	uint64_t skipped;		/* frames the publisher skipped (not sent: not lost) */
+	uint64_t outage_lost;		/* frames lost in gaps too long to hold in the window */
+	uint64_t frames;		/* distinct frames joined */
+	uint64_t exact_dropped;		/* series that fell back to histograms */
+	uint64_t negative;		/* latencies < -tolerance (clock nonsense) */
+	uint64_t beyond_second;		/* latencies >= 1 s (aliasing: clock nonsense) */
+	uint64_t realigned;		/* events whose tai_sec disagreed with their time (re-derived) */
+};
+const struct svr_totals *svr_totals(const struct svr *r);
+
+/* ---- Clock check ---------------------------------------------------------------------------- */
+struct svr_clock {
+	bool single_host;		/* every file from one host: one clock, sync state does not matter */
+	bool ok;			/* joinable without nonsense */
+	unsigned nreasons;
+	char reasons[8][160];
+	unsigned nnotes;
+	char notes[8][160];
+};
+void svr_clock_check(struct svr *r, struct svr_clock *out);
+
+/* ---- Budgets (svreport_budget.c) ------------------------------------------------------------ */
+enum svr_stat { SVR_STAT_MIN, SVR_STAT_P50, SVR_STAT_P99, SVR_STAT_P999, SVR_STAT_P9999, SVR_STAT_MAX,
+		SVR_STAT_LOST, SVR_STAT_COUNT_ };
+const char *svr_stat_name(unsigned s);	/* "min" ... "lost" */
+
+struct svr_budget {
+	uint8_t from, to;
+	unsigned stat;			/* enum svr_stat */
+	int64_t limit;			/* ns for latencies, frames for lost */
+	char guest[64];			/* "" = every guest */
+};
+struct svr_budgets {
+	unsigned n;
+	struct svr_budget b[SVR_MAX_BUDGETS];
+	int64_t clock_tolerance_ns;	/* -1: not set in the file */
+};
+/* The defaults: max of T0-T4 250 us, of T1-T2b 100 us, of T3-T4 100 us. */
+void svr_budgets_default(struct svr_budgets *b);
+/* Loads @path (YAML). Returns 0, or -errno / -EINVAL with @errbuf "file:line:column: path: msg". */
+int svr_budgets_load(struct svr_budgets *b, const char *path, char *errbuf, size_t errlen);
+
+enum svr_verdict { SVR_PASS, SVR_FAIL, SVR_UNSYNCHRONISED };
+const char *svr_verdict_name(enum svr_verdict v);
+
+struct svr_budget_result {
+	int guest;			/* per guest evaluated */
+	bool evaluated;			/* the hop had data */
+	bool pass;
+	int64_t value;
+	bool exact;
+	int64_t err;			/* bucket error bound when not exact */
+};
+struct svr_eval {
+	enum svr_verdict verdict;
+	unsigned evaluated, failed;
+	struct svr_budget_result res[SVR_MAX_BUDGETS][SVR_MAX_GUESTS + 1];
+	unsigned nres[SVR_MAX_BUDGETS];
+	struct svr_clock clock;
+	char why[256];			/* one line: why this verdict */
+};
+void svr_evaluate(struct svr *r, const struct svr_budgets *b, struct svr_eval *e);
+
+/* ---- cyclictest (svreport_cyclic.c) --------------------------------------------------------- */
+#define SVR_CT_MAX_US 10000
+struct svr_cyclic {
+	bool present;
+	unsigned threads;
+	uint64_t total;
+	int64_t min_us, avg_us, max_us;	/* over all threads (avg: weighted) */
+	uint64_t overflows;
+	unsigned hist_len;		/* buckets of 1 us */
+	uint64_t hist[SVR_CT_MAX_US];	/* summed over threads */
+	char path[256];
+};
+/* Reads `cyclictest -q -h N --histfile FILE` (or its saved stdout with "T: .. Min: .. Max:" lines).
+ * Returns 0, -errno, or -EBADMSG with @errbuf naming the line. */
+int svr_cyclic_load(struct svr_cyclic *c, const char *path, char *errbuf, size_t errlen);
+
+/* ---- Output (svreport_out.c, svreport_html.c) ---------------------------------------------- */
+int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e,
+		   const struct svr_cyclic *ct, FILE *f);
+int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e,
+		   const struct svr_cyclic *ct, FILE *f);
+int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e,
+		   const struct svr_cyclic *ct, FILE *f);
+
+#endif /* SVREPORT_H */

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* svsub's per-frame pipeline: decode, track, JSON lines, capture. */
+#include "svsub_proc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sv_json.h"
+
+/* Longest seqData / security field a frame can hold, as hex. */
+#define HEX_MAX (2u * 65536u + 1u)
+
+struct svsub_proc {
+	struct svsub_proc_cfg cfg;
+	struct svsub_tracker *track;
+	struct svsub_proc_counts n;
+	int out_err;
+	struct sv_json json;
+	bool last_ok;
+	struct sv_view view;
+	struct svsub_sample_result res[SV_MAX_ASDU];
+	char hex[HEX_MAX];
+};
+
+int svsub_proc_create(struct svsub_proc **out, const struct svsub_proc_cfg *cfg)
+{
+	struct svsub_proc *p;
+	int err;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->cfg = *cfg;
+	err = svsub_track_create(&p->track, &cfg->track);
+	if (err) {
+		free(p);
+		return err;
+	}
+	if (cfg->jsonl)
+		sv_json_init(&p->json, cfg->jsonl, 0);
+	*out = p;
+	return 0;
+}
+
+void svsub_proc_destroy(struct svsub_proc *p)
+{
+	if (!p)
+		return;
+	svsub_track_destroy(p->track);
+	free(p);
+}
+
+void svsub_format_ts(int64_t ns, char *buf, size_t size)
+{
+	uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	snprintf(buf, size, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "", u / 1000000000u, u % 1000000000u);
+}
+
+static const char *hex_of(struct svsub_proc *p, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	if (n > (HEX_MAX - 1) / 2)
+		n = (HEX_MAX - 1) / 2;
+	for (i = 0; i < n; i++) {
+		p->hex[2 * i] = digits[b[i] >> 4];
+		p->hex[2 * i + 1] = digits[b[i] & 15];
+	}
+	p->hex[2 * i] = '\0';
+	return p->hex;
+}
+
+static void kv_hex_or_null(struct svsub_proc *p, const char *key, const uint8_t *b, size_t n)
+{
+	if (b)
+		sv_json_kv_str(&p->json, key, hex_of(p, b, n));
+	else
+		sv_json_kv_null(&p->json, key);
+}
+
+static void json_end(struct svsub_proc *p)
+{
+	if (sv_json_end(&p->json) && !p->out_err)
+		p->out_err = -EIO;
+}
+
+static void jsonl_asdus(struct svsub_proc *p, const struct svsub_frame *f, const struct sv_view *v)
+{
+	struct sv_json *j = &p->json;
+	char ts[48], dst[18];
+	bool oob = !v->vlan && f->vlan_oob == SVSUB_VLAN_OOB_PRESENT;
+
+	svsub_format_ts(f->rx_ns, ts, sizeof(ts));
+	snprintf(dst, sizeof(dst), "%02x:%02x:%02x:%02x:%02x:%02x", v->dst[0], v->dst[1], v->dst[2], v->dst[3],
+		 v->dst[4], v->dst[5]);
+	for (unsigned i = 0; i < v->noASDU; i++) {
+		const struct sv_asdu *a = &v->asdu[i];
+		unsigned nch = sv_asdu_nchannels(a);
+
+		sv_json_object_begin(j);
+		sv_json_kv_uint(j, "frame", f->index);
+		sv_json_kv_str(j, "ts", ts);
+		sv_json_kv_str(j, "dst", dst);
+		if (v->vlan || oob) {
+			sv_json_kv_uint(j, "vlan_id", v->vlan ? v->vlan_id : f->vlan_id);
+			sv_json_kv_uint(j, "vlan_pcp", v->vlan ? v->vlan_pcp : f->vlan_pcp);
+		} else {
+			sv_json_kv_null(j, "vlan_id");
+			sv_json_kv_null(j, "vlan_pcp");
+		}
+		sv_json_kv_uint(j, "appid", v->appid);
+		sv_json_kv_bool(j, "simulated", v->simulated);
+		sv_json_kv_uint(j, "noASDU", v->noASDU);
+		sv_json_kv_uint(j, "asdu", i);
+		sv_json_key(j, "svID");
+		sv_json_string_n(j, (const char *)a->svID, a->svID_len);
+		sv_json_key(j, "datSet");
+		if (a->present & SV_HAS_DATSET)
+			sv_json_string_n(j, (const char *)a->datSet, a->datSet_len);
+		else
+			sv_json_null(j);
+		sv_json_kv_uint(j, "smpCnt", a->smpCnt);
+		sv_json_kv_uint(j, "confRev", a->confRev);
+		kv_hex_or_null(p, "refrTm", (a->present & SV_HAS_REFRTM) ? a->refrTm : NULL, SV_REFRTM_LEN);
+		sv_json_kv_uint(j, "smpSynch", a->smpSynch);
+		if (a->present & SV_HAS_SMPRATE)
+			sv_json_kv_uint(j, "smpRate", a->smpRate);
+		else
+			sv_json_kv_null(j, "smpRate");
+		if (a->present & SV_HAS_SMPMOD)
+			sv_json_kv_uint(j, "smpMod", a->smpMod);
+		else
+			sv_json_kv_null(j, "smpMod");
+		kv_hex_or_null(p, "gmIdentity", (a->present & SV_HAS_GMIDENTITY) ? a->gmIdentity : NULL,
+			       SV_GMIDENTITY_LEN);
+		if (nch) {
+			sv_json_key(j, "values");
+			sv_json_array_begin(j);
+			for (unsigned c = 0; c < nch; c++)
+				sv_json_int(j, sv_asdu_value(a, c));
+			sv_json_array_end(j);
+			sv_json_key(j, "quality");
+			sv_json_array_begin(j);
+			for (unsigned c = 0; c < nch; c++)
+				sv_json_uint(j, sv_asdu_quality(a, c));
+			sv_json_array_end(j);
+			sv_json_kv_null(j, "seqData");
+		} else {
+			sv_json_kv_null(j, "values");
+			sv_json_kv_null(j, "quality");
+			sv_json_kv_str(j, "seqData", hex_of(p, a->seqData, a->seqData_len));
+		}
+		kv_hex_or_null(p, "security", v->security, v->security_len);
+		if (v->redundancy == SV_RED_PRP || v->redundancy == SV_RED_HSR) {
+			char lan[8];
+
+			if (v->red_lan == 0xA || v->red_lan == 0xB)
+				snprintf(lan, sizeof(lan), "%c", v->red_lan == 0xA ? 'A' : 'B');
+			else
+				snprintf(lan, sizeof(lan), "0x%x", v->red_lan);
+			sv_json_key(j, v->redundancy == SV_RED_PRP ? "prp" : "hsr");
+			sv_json_object_begin(j);
+			sv_json_kv_uint(j, "seq", v->red_seq);
+			sv_json_kv_str(j, v->redundancy == SV_RED_PRP ? "lan" : "path", lan);
+			sv_json_kv_uint(j, "lsdu_size", v->red_lsdu_size);
+			sv_json_object_end(j);
+		}
+		if (v->redundancy != SV_RED_PRP)
+			sv_json_kv_null(j, "prp");
+		sv_json_object_end(j);
+		json_end(p);
+	}
+}
+
+/* APPID of a frame that failed to decode, when its SV header is within the bytes; else -1. */
+static int peek_appid(const uint8_t *b, uint32_t len)
+{
+	uint32_t off = 12;
+
+	if (len < 14)
+		return -1;
+	if (sv_be16(b + off) == SV_ETHERTYPE_VLAN) {
+		off += 4;
+		if (len < off + 2)
+			return -1;
+	}
+	if (sv_be16(b + off) != SV_ETHERTYPE || len < off + 4)
+		return -1;
+	return sv_be16(b + off + 2);
+}
+
+int svsub_proc_frame(struct svsub_proc *p, const struct svsub_frame *f)
+{
+	struct sv_codec_error err = { 0 };
+	int rc;
+
+	p->n.frames++;
+	p->last_ok = false;
+	if (f->wire_len > f->len)
+		p->n.truncated++;
+	rc = sv_codec_decode(f->data, f->len, &p->view, &err);
+	if (rc && err.code == SV_E_NOT_SV) {
+		p->n.not_sv++;
+		return 0;
+	}
+	if (p->cfg.write &&
+	    sv_pcap_write(p->cfg.write, f->data, f->len, f->wire_len ? f->wire_len : f->len, f->rx_ns) &&
+	    !p->out_err)
+		p->out_err = -EIO;
+	if (rc) {
+		p->n.malformed++;
+		svsub_track_error(p->track, err.code, peek_appid(f->data, f->len));
+		if (p->cfg.jsonl) {
+			sv_json_object_begin(&p->json);
+			sv_json_kv_uint(&p->json, "frame", f->index);
+			sv_json_kv_str(&p->json, "error", sv_codec_strerror(err.code));
+			sv_json_kv_uint(&p->json, "offset", err.offset);
+			sv_json_object_end(&p->json);
+			json_end(p);
+		}
+		return p->out_err ? p->out_err : -EBADMSG;
+	}
+	p->n.sv++;
+	p->n.prp += p->view.redundancy == SV_RED_PRP;
+	p->n.hsr += p->view.redundancy == SV_RED_HSR;
+	svsub_track_frame(p->track, &p->view, f->rx_ns, p->res);
+	p->last_ok = true;
+	if (p->cfg.jsonl)
+		jsonl_asdus(p, f, &p->view);
+	return p->out_err ? p->out_err : 1;
+}
+
+void svsub_proc_counts(const struct svsub_proc *p, struct svsub_proc_counts *c)
+{
+	*c = p->n;
+}
+
+struct svsub_tracker *svsub_proc_tracker(struct svsub_proc *p)
+{
+	return p->track;
+}
+
+const struct sv_view *svsub_proc_last_view(const struct svsub_proc *p)
+{
+	return p->last_ok ? &p->view : NULL;
+}
+
+const struct svsub_sample_result *svsub_proc_last_results(const struct svsub_proc *p)
+{
+	return p->last_ok ? p->res : NULL;
+}
+
+int svsub_proc_output_error(const struct svsub_proc *p)
+{
+	return p->out_err;
+}

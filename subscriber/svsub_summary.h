@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * svsub's final summary, the same for --read FILE and live modes: human text (stderr or stdout) and one
+ * JSON object (--json, on stdout). JSON layout (keys are a contract with tests and svreport):
+ *   { "source": {...caller's fields...},
+ *     "frames": N, "sv_frames": N, "malformed_frames": N, "non_sv_frames": N, "truncated_frames": N,
+ *     "errors": { "<error name>": N, ... },                  malformed frames by sv_codec_strerror() name
+ *     "streams_overflow": N,
+ *     "streams": [ { "appid", "svID", "frames", "samples", "lost", "duplicates", "out_of_order", "resets",
+ *                    "confrev_changes", "smpsynch_changes", "simulated", "errors", "confRev", "smpSynch",
+ *                    "smpRate", "sample_rate", "wrap", "wrap_source", "wrap_violations", "asdus_per_frame",
+ *                    "first_smpCnt", "last_smpCnt", "duration_s", "frame_rate",
+ *                    "quality": { "samples_not_good", "channels": [ {invalid, questionable, test, derived} ] },
+ *                    "prp": { "lan_a_frames", "lan_b_frames", "lan_a_discarded", "lan_b_discarded" } | null,
+ *                    "interarrival_ns": {count,min,p50,p99,p999,p9999,max,...},
+ *                    "latency_ns": {...} | null, "latency_rejected": N, "clock_synchronised": bool | null
+ *                  } ] }
+ * latency_ns is null when the stream is not synchronised (smpSynch != 2 or rate unknown) or its clock failed
+ * the sanity checks (svsub_track.h); clock_synchronised is null when no latency could be computed.
+ */
+#ifndef SVSUB_SUMMARY_H
+#define SVSUB_SUMMARY_H
+
+#include <stdio.h>
+
+#include "svsub_proc.h"
+
+struct sv_json;
+
+/* Writes the members of the top-level object after "source" (caller opened the object and wrote
+ * "source"). Returns sv_json's sticky error. */
+int svsub_summary_json_body(struct sv_json *j, struct svsub_proc *p);
+
+/* Human summary: one block per stream, errors by name. Returns 0 or -EIO. */
+int svsub_summary_print(FILE *f, struct svsub_proc *p, bool histograms);
+
+#endif /* SVSUB_SUMMARY_H */

@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Stream tracker: the rules are in svsub_track.h. */
+#include "svsub_track.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sv_clock.h"
+#include "sv_dataset.h"
+
+#define SMPCNT_SPACE 65536u
+#define BITMAP_WORDS (SMPCNT_SPACE / 64u)
+
+struct stream {
+	struct svsub_stream_stats s;
+	uint64_t last_frame;	/* tracker frame number of the last frame that carried this stream */
+	uint64_t last_counted;	/* ... and of the last one counted in frames (not a PRP copy) */
+	uint64_t errors_base;	/* appid_errors[appid] when the stream was created */
+	int64_t head_rx_ns;	/* receive time of the head sample */
+	uint32_t head;		/* the most advanced smpCnt accepted */
+	uint32_t span;		/* positions the head has passed since the first sample or a restart, <= W */
+	uint32_t max_seen;	/* highest smpCnt accepted since the first sample or the last restart */
+	bool started;
+	bool have_prev;		/* confRev/smpSynch seen */
+	/* a run of consecutive samples behind the head (counter restart candidate) */
+	uint32_t run_next;
+	uint32_t run_len;
+	uint32_t run_start;
+	uint64_t run_dup, run_ooo, run_lost_taken;
+	/* per smpCnt, in the head's current lap: received at all; received over PRP LAN A; over LAN B */
+	uint64_t rx[BITMAP_WORDS];
+	uint64_t rx_lan[2][BITMAP_WORDS];
+};
+
+struct svsub_tracker {
+	struct svsub_track_cfg cfg;
+	uint32_t cap;		/* slots, power of two >= 2 * max_streams */
+	int32_t *slot;		/* index into streams[], -1 empty */
+	struct stream *streams;
+	uint32_t nstreams;
+	uint64_t frames;
+	uint64_t overflow;
+	uint64_t errors[SV_E__COUNT];
+	uint64_t *appid_errors;	/* malformed frames per APPID (65536 counters), O(1) per error */
+};
+
+const char *svsub_wrap_source_name(enum svsub_wrap_source s)
+{
+	switch (s) {
+	case SVSUB_WRAP_DEFAULT:
+		return "default";
+	case SVSUB_WRAP_STATED:
+		return "stated";
+	case SVSUB_WRAP_LEARNED:
+		return "learned";
+	case SVSUB_WRAP_CONFIGURED:
+		return "configured";
+	}
+	return "unknown";
+}
+
+static inline bool bit_get(const uint64_t *b, uint32_t i)
+{
+	return (b[i >> 6] >> (i & 63)) & 1;
+}
+
+static inline void bit_put(uint64_t *b, uint32_t i, bool on)
+{
+	if (on)
+		b[i >> 6] |= 1ull << (i & 63);
+	else
+		b[i >> 6] &= ~(1ull << (i & 63));
+}
+
+int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg *cfg)
+{
+	struct svsub_tracker *t;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	if (cfg)
+		t->cfg = *cfg;
+	if (!t->cfg.max_streams)
+		t->cfg.max_streams = SVSUB_TRACK_MAX_STREAMS_DEFAULT;
+	if (!t->cfg.nominal_hz)
+		t->cfg.nominal_hz = 50;
+	if (!t->cfg.resync_run)
+		t->cfg.resync_run = SVSUB_TRACK_RESYNC_RUN_DEFAULT;
+	if (!t->cfg.max_latency_ns)
+		t->cfg.max_latency_ns = SVSUB_TRACK_MAX_LATENCY_DEFAULT_NS;
+	if (!t->cfg.ahead_ns)
+		t->cfg.ahead_ns = SV_SAMPLE_AHEAD_NS_DEFAULT;
+	if (t->cfg.max_streams > (1u << 20) || t->cfg.wrap > SMPCNT_SPACE ||
+	    t->cfg.reorder_window > SMPCNT_SPACE || t->cfg.ahead_ns < 0 ||
+	    t->cfg.ahead_ns >= SV_NSEC_PER_SEC || t->cfg.max_latency_ns < 0) {
+		free(t);
+		return -EINVAL;
+	}
+	t->cap = 1;
+	while (t->cap < 2 * t->cfg.max_streams)
+		t->cap <<= 1;
+	t->slot = malloc(t->cap * sizeof(*t->slot));
+	/* calloc: the bitmaps and histogram buckets of unused streams stay untouched zero pages */
+	t->streams = calloc(t->cfg.max_streams, sizeof(*t->streams));
+	t->appid_errors = calloc(65536, sizeof(*t->appid_errors));
+	if (!t->slot || !t->streams || !t->appid_errors) {
+		free(t->slot);
+		free(t->streams);
+		free(t->appid_errors);
+		free(t);
+		return -ENOMEM;
+	}
+	memset(t->slot, 0xff, t->cap * sizeof(*t->slot));
+	*out = t;
+	return 0;
+}
+
+void svsub_track_destroy(struct svsub_tracker *t)
+{
+	if (!t)
+		return;
+	free(t->slot);
+	free(t->streams);
+	free(t->appid_errors);
+	free(t);
+}
+
+static uint32_t key_hash(uint16_t appid, const uint8_t *id, uint16_t len)
+{
+	uint32_t h = 2166136261u ^ appid; /* FNV-1a */
+
+	h *= 16777619u;
+	for (uint16_t i = 0; i < len; i++) {
+		h ^= id[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* Returns the stream index, creating it; -1 when the table is full. */
+static int stream_lookup(struct svsub_tracker *t, uint16_t appid, const uint8_t *id, uint16_t len)
+{
+	uint32_t mask = t->cap - 1;
+
+	if (len > SV_MAX_ID_LEN)
+		len = SV_MAX_ID_LEN; /* the codec enforces this; keep the copy bounded regardless */
+	for (uint32_t i = key_hash(appid, id, len) & mask;; i = (i + 1) & mask) {
+		int32_t k = t->slot[i];
+
+		if (k < 0) {
+			if (t->nstreams >= t->cfg.max_streams)
+				return -1;
+			struct stream *st = &t->streams[t->nstreams];
+			struct svsub_stream_stats *s = &st->s;
+
+			s->appid = appid;
+			s->svID_len = len;
+			memcpy(s->svID, id, len);
+			s->svID[len] = '\0';
+			s->wrap = t->cfg.wrap ? t->cfg.wrap : SMPCNT_SPACE;
+			s->wrap_source = t->cfg.wrap ? SVSUB_WRAP_CONFIGURED : SVSUB_WRAP_DEFAULT;
+			st->errors_base = t->appid_errors[appid];
+			sv_stats_init(&s->latency);
+			sv_stats_init(&s->interarrival);
+			t->slot[i] = (int32_t)t->nstreams;
+			return (int)t->nstreams++;
+		}
+		struct svsub_stream_stats *s = &t->streams[k].s;
+
+		if (s->appid == appid && s->svID_len == len && memcmp(s->svID, id, len) == 0)
+			return k;
+	}
+}
+
+static uint32_t reorder_window(const struct svsub_tracker *t, uint32_t w)
+{
+	uint32_t r = t->cfg.reorder_window ? t->cfg.reorder_window : w / 2;
+
+	return r < w ? r : w - 1;
+}
+
+/* Rate of the stream for sample-time arithmetic and outage lengths: stated, else the configured or
+ * learned wrap (a synchronised smpCnt wraps at the rate). */
+static uint32_t stream_rate(const struct stream *st)
+{
+	const struct svsub_stream_stats *s = &st->s;
+
+	if (s->rate)
+		return s->rate;
+	if (s->wrap_source == SVSUB_WRAP_CONFIGURED || s->wrap_source == SVSUB_WRAP_LEARNED)
+		return s->wrap;
+	return 0;
+}
+
+/* What the ASDU states about the rate and wrap. */
+static void stream_update_rate(struct svsub_tracker *t, struct stream *st, const struct sv_asdu *a)
+{
+	struct svsub_stream_stats *s = &st->s;
+	bool has_rate = a->present & SV_HAS_SMPRATE;
+
+	s->has_smpRate = has_rate;
+	s->smpRate = has_rate ? a->smpRate : 0;
+	if (!has_rate) {
+		s->rate = 0;
+		return;
+	}
+	s->rate = sv_sample_rate(a->smpRate, a->present & SV_HAS_SMPMOD, a->smpMod, t->cfg.nominal_hz);
+	/* A stated wrap is adopted once, and not again after it was proven wrong (wrap_violations). */
+	if (s->wrap_source == SVSUB_WRAP_DEFAULT && !s->wrap_violations && s->rate >= 1 &&
+	    s->rate <= SMPCNT_SPACE && s->rate != s->wrap) {
+		if (st->started && st->max_seen >= s->rate)
+			return; /* already contradicted by what was received */
+		s->wrap = s->rate;
+		s->wrap_source = SVSUB_WRAP_STATED;
+		if (st->span > s->wrap)
+			st->span = s->wrap;
+	}
+}
+
+/* Head moves forward by @adv (>= 1) positions to @c: positions passed over are missing in this lap. */
+static void head_advance(struct stream *st, uint32_t c, uint64_t adv)
+{
+	uint32_t w = st->s.wrap;
+
+	if (adv > w) {
+		memset(st->rx, 0, sizeof(st->rx));
+	} else {
+		for (uint32_t p = (st->head + 1) % w, n = 1; n < adv; n++, p = (p + 1) % w) {
+			bit_put(st->rx, p, false);
+			bit_put(st->rx_lan[0], p, false);
+			bit_put(st->rx_lan[1], p, false);
+		}
+	}
+	st->span = (uint32_t)((uint64_t)st->span + adv > w ? w : st->span + adv);
+	st->head = c;
+	if (c > st->max_seen)
+		st->max_seen = c;
+}
+
+static void mark_received(struct stream *st, uint32_t c, int lan)
+{
+	bit_put(st->rx, c, true);
+	bit_put(st->rx_lan[0], c, lan == 0);
+	bit_put(st->rx_lan[1], c, lan == 1);
+}
+
+/* A confirmed counter restart ending at @c: take back the run's provisional verdicts, move the head. */
+static void stream_resync(struct stream *st, uint32_t c, int lan)
+{
+	struct svsub_stream_stats *s = &st->s;
+	uint32_t start = st->run_start;
+
+	s->c.duplicate -= st->run_dup;
+	s->c.reordered -= st->run_ooo;
+	s->c.lost += st->run_lost_taken;
+	s->resets++;
+
+	if ((s->wrap_source == SVSUB_WRAP_DEFAULT || s->wrap_source == SVSUB_WRAP_LEARNED) &&
+	    start < (st->max_seen + 1) / 4) {
+		/* The counter came back near zero: it wrapped at (highest value seen) + 1. */
+		uint32_t w = st->max_seen + 1;
+
+		if (s->wrap_source == SVSUB_WRAP_DEFAULT || w > s->wrap)
+			s->wrap = w;
+		s->wrap_source = SVSUB_WRAP_LEARNED;
+		/* samples missed across the wrap: after the old head up to W-1, and 0 .. start-1 */
+		s->c.lost += (uint64_t)(s->wrap - 1 - st->head) + start;
+		s->resets--; /* a wrap, not a restart */
+	}
+	memset(st->rx, 0, sizeof(st->rx));
+	memset(st->rx_lan, 0, sizeof(st->rx_lan));
+	for (uint32_t i = 0, p = start; i < st->run_len; i++, p = (p + 1) % s->wrap)
+		bit_put(st->rx, p, true);
+	if (lan >= 0)
+		bit_put(st->rx_lan[lan], c, true);
+	st->head = c;
+	st->span = st->run_len;
+	st->max_seen = c;
+	st->run_len = 0;
+}
+
+static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct stream *st, uint32_t c,
+					       int64_t t_rx_ns, int lan)
+{
+	struct svsub_stream_stats *s = &st->s;
+	uint32_t w, r, d;
+
+	if (!st->started) {
+		st->started = true;
+		s->first_smpCnt = (uint16_t)c;
+		if (c >= s->wrap && s->wrap_source == SVSUB_WRAP_STATED) {
+			s->wrap_violations++;
+			s->wrap = SMPCNT_SPACE;
+			s->wrap_source = SVSUB_WRAP_DEFAULT;
+		}
+		st->head = c;
+		st->max_seen = c;
+		st->span = 0;
+		st->head_rx_ns = t_rx_ns;
+		mark_received(st, c, lan);
+		return SVSUB_SAMPLE_IN_ORDER;
+	}
+	if (c >= s->wrap) {
+		if (s->wrap_source == SVSUB_WRAP_STATED || s->wrap_source == SVSUB_WRAP_CONFIGURED) {
+			s->wrap_violations++;
+			if (s->wrap_source == SVSUB_WRAP_STATED) {
+				s->wrap = SMPCNT_SPACE;
+				s->wrap_source = SVSUB_WRAP_DEFAULT;
+			}
+		} else {
+			s->wrap = c + 1; /* learned too small: it missed the top values */
+		}
+		if (c >= s->wrap) /* configured wrap contradicted: judge in the full space */
+			c %= s->wrap;
+	}
+	w = s->wrap;
+	r = reorder_window(t, w);
+	d = sv_smpcnt_distance(st->head, c, w);
+
+	/* A silence longer than half a wrap: smpCnt alone cannot tell how many wraps passed; time can. */
+	uint32_t rate = stream_rate(st);
+	int64_t elapsed = t_rx_ns - st->head_rx_ns;
+
+	if (rate && elapsed > 0 && (uint64_t)elapsed / 1000u * rate / 1000000u > w / 2) {
+		uint64_t expect = (uint64_t)((__int128)elapsed * rate / SV_NSEC_PER_SEC);
+		uint64_t laps = expect > d ? (expect - d + w / 2) / w : 0;
+		uint64_t adv = d + laps * w;
+
+		if (adv > 0) {
+			s->c.lost += adv - 1;
+			head_advance(st, c, adv);
+			st->head_rx_ns = t_rx_ns;
+			st->run_len = 0;
+			mark_received(st, c, lan);
+			return adv > 1 ? SVSUB_SAMPLE_AFTER_GAP : SVSUB_SAMPLE_IN_ORDER;
+		}
+	}
+
+	if (d >= 1 && d < w - r) {
+		s->c.lost += d - 1;
+		head_advance(st, c, d);
+		st->head_rx_ns = t_rx_ns;
+		st->run_len = 0;
+		mark_received(st, c, lan);
+		return d > 1 ? SVSUB_SAMPLE_AFTER_GAP : SVSUB_SAMPLE_IN_ORDER;
+	}
+
+	/* Behind the head by b in [0, R]: late, duplicate, redundant copy, or part of a restart. */
+	uint32_t b = d ? w - d : 0;
+	enum svsub_sample_verdict verdict;
+	bool dup = bit_get(st->rx, c), taken = false;
+
+	if (dup) {
+		/* the redundant copy: received over the other LAN, not yet over this one */
+		if (lan >= 0 && !t->cfg.no_prp_discard && !bit_get(st->rx_lan[lan], c) &&
+		    bit_get(st->rx_lan[!lan], c)) {
+			bit_put(st->rx_lan[lan], c, true);
+			s->prp_discarded[lan]++;
+			return SVSUB_SAMPLE_PRP_COPY;
+		}
+		s->c.duplicate++;
+		verdict = SVSUB_SAMPLE_DUPLICATE;
+		if (b == 0)
+			return verdict; /* a repeat of the head: not a restart candidate */
+	} else {
+		s->c.reordered++;
+		taken = b <= st->span; /* the head passed it: it was counted lost */
+		if (taken)
+			s->c.lost--;
+		mark_received(st, c, lan);
+		verdict = SVSUB_SAMPLE_LATE;
+	}
+	if (!st->run_len || c != st->run_next) {
+		st->run_len = 0;
+		st->run_start = c;
+		st->run_dup = st->run_ooo = st->run_lost_taken = 0;
+	}
+	st->run_len++;
+	st->run_dup += dup;
+	st->run_ooo += !dup;
+	st->run_lost_taken += taken;
+	st->run_next = (c + 1) % w;
+	if (st->run_len >= t->cfg.resync_run) {
+		stream_resync(st, c, lan);
+		st->head_rx_ns = t_rx_ns;
+		return SVSUB_SAMPLE_RESYNC;
+	}
+	return verdict;
+}
+
+static void stream_quality(struct svsub_stream_stats *s, const struct sv_asdu *a)
+{
+	unsigned n = sv_asdu_nchannels(a);
+	bool bad = false;
+
+	s->nchannels = (uint16_t)n;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t q = sv_asdu_quality(a, i);
+		enum sv_validity val = sv_quality_validity(q);
+
+		if (val != SV_VALIDITY_GOOD)
+			bad = true;
+		if (i >= SVSUB_TRACK_QCHANNELS)
+			continue;
+		s->quality[i][SVSUB_Q_INVALID] += val == SV_VALIDITY_INVALID;
+		s->quality[i][SVSUB_Q_QUESTIONABLE] += val == SV_VALIDITY_QUESTIONABLE;
+		s->quality[i][SVSUB_Q_TEST] += !!(q & SV_Q_TEST);
+		s->quality[i][SVSUB_Q_DERIVED] += !!(q & SV_Q_DERIVED);
+	}
+	s->samples_not_good += bad;
+}
+
+static void stream_latency(struct svsub_tracker *t, struct stream *st, uint32_t c, int64_t t_rx_ns,
+			   struct svsub_sample_result *res)
+{
+	struct svsub_stream_stats *s = &st->s;
+	struct sv_sample_time ts;
+	uint32_t rate = stream_rate(st);
+
+	if (s->smpSynch != SV_SMPSYNCH_GLOBAL || !rate || c >= rate)
+		return;
+	if (sv_sample_align(t_rx_ns, c, rate, t->cfg.ahead_ns, &ts))
+		return;
+	if (!s->latency_possible) {
+		s->latency_possible = true;
+		s->clock_synchronised = !t->cfg.host_unsync;
+	}
+	if (ts.latency_ns < 0 || ts.latency_ns > t->cfg.max_latency_ns) {
+		s->latency_rejected++;
+		if (ts.latency_ns < s->latency_rejected_min)
+			s->latency_rejected_min = ts.latency_ns;
+		if (ts.latency_ns > s->latency_rejected_max)
+			s->latency_rejected_max = ts.latency_ns;
+		s->clock_synchronised = false;
+		return;
+	}
+	if (t->cfg.host_unsync)
+		s->clock_synchronised = false;
+	sv_stats_add(&s->latency, ts.latency_ns);
+	if (res) {
+		res->has_latency = s->clock_synchronised;
+		res->latency_ns = ts.latency_ns;
+	}
+}
+
+static int lan_index(const struct sv_view *v)
+{
+	if (v->redundancy != SV_RED_PRP)
+		return -1;
+	if (v->red_lan == 0xA)
+		return 0;
+	if (v->red_lan == 0xB)
+		return 1;
+	return -1;
+}
+
+int svsub_track_frame(struct svsub_tracker *t, const struct sv_view *v, int64_t t_rx_ns,
+		      struct svsub_sample_result *res)
+{
+	int lan = lan_index(v);
+	int accounted = 0;
+
+	t->frames++;
+	for (unsigned i = 0; i < v->noASDU; i++) {
+		const struct sv_asdu *a = &v->asdu[i];
+		struct svsub_sample_result dummy, *r = res ? &res[i] : &dummy;
+		int k = stream_lookup(t, v->appid, a->svID, a->svID_len);
+
+		r->stream = k;
+		r->has_latency = false;
+		r->latency_ns = 0;
+		if (k < 0) {
+			t->overflow++;
+			r->verdict = SVSUB_SAMPLE_IGNORED;
+			continue;
+		}
+		accounted++;
+		struct stream *st = &t->streams[k];
+		struct svsub_stream_stats *s = &st->s;
+		bool first_in_frame = st->last_frame != t->frames;
+
+		if (first_in_frame) {
+			st->last_frame = t->frames;
+			s->asdus_per_frame = 0;
+			if (lan >= 0)
+				s->prp_frames[lan]++;
+		}
+		s->asdus_per_frame++;
+		stream_update_rate(t, st, a);
+		if (st->have_prev) {
+			if (a->confRev != s->confRev)
+				s->confrev_changes++;
+			if (a->smpSynch != s->smpSynch)
+				s->smpsynch_changes++;
+		}
+		st->have_prev = true;
+		s->confRev = a->confRev;
+		s->smpSynch = a->smpSynch;
+
+		r->verdict = (uint8_t)stream_sample(t, st, a->smpCnt, t_rx_ns, lan);
+		if (r->verdict == SVSUB_SAMPLE_PRP_COPY)
+			continue;
+		/* Frame-level counts go with the first non-redundant sample of the stream in this frame. */
+		if (st->last_counted != t->frames) {
+			st->last_counted = t->frames;
+			if (s->c.frames) {
+				sv_stats_add(&s->interarrival, t_rx_ns - s->last_rx_ns);
+			} else {
+				s->first_rx_ns = t_rx_ns;
+			}
+			s->c.frames++;
+			s->simulated += v->simulated;
+			s->last_rx_ns = t_rx_ns;
+		}
+		s->c.samples++;
+		s->last_smpCnt = a->smpCnt;
+		stream_quality(s, a);
+		stream_latency(t, st, a->smpCnt, t_rx_ns, r);
+	}
+	return accounted;
+}
+
+void svsub_track_error(struct svsub_tracker *t, int err, int appid)
+{
+	if (err > 0 && err < SV_E__COUNT)
+		t->errors[err]++;
+	if (appid >= 0 && appid <= 0xffff)
+		t->appid_errors[appid]++;
+}
+
+unsigned svsub_track_count(const struct svsub_tracker *t)
+{
+	return t->nstreams;
+}
+
+const struct svsub_stream_stats *svsub_track_stream(struct svsub_tracker *t, unsigned i)
+{
+	struct stream *st;
+
+	if (i >= t->nstreams)
+		return NULL;
+	st = &t->streams[i];
+	st->s.c.errors = t->appid_errors[st->s.appid] - st->errors_base;
+	return &st->s;
+}
+
+const uint64_t *svsub_track_errors(const struct svsub_tracker *t)
+{
+	return t->errors;
+}
+
+uint64_t svsub_track_frames(const struct svsub_tracker *t)
+{
+	return t->frames;
+}
+
+uint64_t svsub_track_overflow(const struct svsub_tracker *t)
+{
+	return t->overflow;
+}
+
+void svsub_track_set_host_unsync(struct svsub_tracker *t, bool unsync)
+{
+	t->cfg.host_unsync = unsync;
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Stream tracker: per stream (APPID, svID) counters, smpCnt continuity, quality, inter-arrival time and
+ * latency, for svsub's live receive paths and --read alike.
+ *
+ * Streams. The key is (APPID, svID) of each ASDU, not of the frame: a frame may carry ASDUs of several
+ * streams (the QUT dataset puts 13 svIDs with the same smpCnt in one frame) and then counts once toward
+ * each stream it carries; a frame carrying several ASDUs of one stream (9-2LE 256 samples/cycle, IEC
+ * 61869-9 F4800S2I4U4) counts once as a frame and once per ASDU as a sample. Streams live in a fixed
+ * open-addressing table allocated by svsub_track_create(); nothing is allocated per frame. When the
+ * table is full, samples of new streams are counted in streams_overflow and otherwise ignored.
+ *
+ * The wrap W of smpCnt (IEC 61850-9-2 §8.5.2: smpCnt counts samples within the second when synchronised),
+ * in order of precedence:
+ *   1. configured (cfg.wrap != 0): "configured";
+ *   2. stated by the stream: sample rate from smpRate/smpMod (sv_sample_rate(), smpMod absent = per
+ *      nominal period, cfg.nominal_hz) when 1 <= rate <= 65536: "stated";
+ *   3. learned: the stream restarted its counter at a low value (a confirmed counter restart, below)
+ *      after reaching a maximum M: W = M + 1 ("learned"). Until then W = 65536 ("default").
+ *   A smpCnt >= a stated W proves the statement wrong (libiec61850 wraps at 65535 whatever it states):
+ *   it is counted in wrap_violations and the stream falls back to learning.
+ *
+ * Continuity, per sample, with h the head (the most advanced smpCnt accepted so far) and
+ * d = (smpCnt - h) mod W:
+ *   - d == 1: in order. 1 < d < W - R: a gap: d - 1 samples are counted in `lost` (provisionally:
+ *     a late arrival takes one back) and the head moves. When the stream's rate is known and the time
+ *     since the head's sample exceeds half a wrap, whole wraps are added from the elapsed receive time
+ *     (the gap is the d + n*W closest to elapsed*rate), so outages longer than a second count exactly.
+ *   - d == 0, or d >= W - R (behind the head by b = W - d <= R, R the reorder window): the sample is late.
+ *       - if that smpCnt was already received in the head's current lap: `duplicates`;
+ *       - else if the head passed it (it was counted lost): `out_of_order`, and `lost` is decremented;
+ *       - else (it lies before the stream's first sample): `out_of_order`.
+ *     A late sample never moves the head. Duplicates are judged on the same lap only: the bitmap of
+ *     received smpCnt is cleared for each position the head passes.
+ *   - A counter restart is a run of cfg.resync_run (default 8) consecutive samples that continue
+ *     each other (c, c+1, ...) while all lying behind the head: a publisher that restarted, or a wrap
+ *     not yet learned. The run's samples, provisionally counted as late, are taken back; `resets` is
+ *     incremented and the head moves to the run's end. If W is being learned and the run started within
+ *     R of zero, W is learned as (maximum smpCnt seen) + 1 and the samples missed across that wrap are
+ *     counted lost. This is RFC 3550 A.1's probation (MIN_SEQUENTIAL) applied to backward jumps only:
+ *     an attacker injecting single frames with old smpCnt values (QUT 9311a) never produces such a run,
+ *     so its frames are counted as duplicates instead of moving the head.
+ *   R (cfg.reorder_window) defaults to W/2 (0): every position is then either ahead or behind, by the
+ *   shortest distance. Counts are exact for any arrival order within R; lost is final once the head
+ *   has moved R past a gap.
+ *
+ * PRP (IEC 62439-3 §4.1.10): a sample whose smpCnt was already received in the lap, arriving in a frame
+ * whose redundancy trailer names the other LAN than the first copy, is the redundant copy: it is
+ * discarded and counted in prp_discarded[lan], not as a duplicate. Received frames per LAN are counted
+ * in prp_frames[lan].
+ *
+ * Latency (DESIGN.md "Ts"): for a sample of a stream with smpSynch = 2 and a known rate, Ts is
+ * second + smpCnt/rate (sv_sample_align(), cfg.ahead_ns), and latency = t_rx - Ts. It is valid only if
+ * t_rx is on a synchronised TAI/UTC clock; the tracker checks what it can: a negative latency, or one
+ * above cfg.max_latency_ns (default 500 ms: larger values alias a receiver clock ahead of the publisher
+ * by less than a second), is counted in latency_rejected and marks the stream's clock as not
+ * synchronised (clock_synchronised = false); so does cfg.host_unsync (adjtimex STA_UNSYNC). Rejected
+ * samples do not enter the histogram.
+ *
+ * Not thread-safe: one tracker per receive thread.
+ */
+#ifndef SVSUB_TRACK_H
+#define SVSUB_TRACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sv_codec.h"
+#include "sv_stats.h"
+
+#define SVSUB_TRACK_MAX_STREAMS_DEFAULT 256
+#define SVSUB_TRACK_RESYNC_RUN_DEFAULT 8
+#define SVSUB_TRACK_MAX_LATENCY_DEFAULT_NS 500000000LL
+/* Quality is summarised per channel for the first channels of seqData (9-2LE has 8, F14400S6I4U4 8). */
+#define SVSUB_TRACK_QCHANNELS 16
+
+struct svsub_track_cfg {
+	uint32_t max_streams;	  /* table capacity, 0: SVSUB_TRACK_MAX_STREAMS_DEFAULT */
+	uint16_t nominal_hz;	  /* for smpMod 0 (samples per nominal period), 0: 50 */
+	uint32_t wrap;		  /* force the smpCnt wrap (1..65536), 0: stated / learned */
+	uint32_t reorder_window;  /* R in samples, 0: W/2 */
+	uint32_t resync_run;	  /* consecutive samples confirming a counter restart, 0: 8 */
+	int64_t max_latency_ns;	  /* larger latencies mark the clock unsynchronised, 0: 500 ms */
+	int64_t ahead_ns;	  /* sv_sample_align's @ahead_ns, 0: SV_SAMPLE_AHEAD_NS_DEFAULT */
+	bool host_unsync;	  /* the receive clock is known unsynchronised (adjtimex) */
+	bool no_prp_discard;	  /* count PRP copies as duplicates instead of discarding them */
+};
+
+enum svsub_wrap_source {
+	SVSUB_WRAP_DEFAULT = 0, /* 65536 until learned */
+	SVSUB_WRAP_STATED,
+	SVSUB_WRAP_LEARNED,
+	SVSUB_WRAP_CONFIGURED,
+};
+
+/* "default", "stated", "learned", "configured". */
+const char *svsub_wrap_source_name(enum svsub_wrap_source s);
+
+/* What happened to one sample (ASDU). */
+enum svsub_sample_verdict {
+	SVSUB_SAMPLE_IN_ORDER = 0, /* first sample of the stream, next in sequence, or after a gap */
+	SVSUB_SAMPLE_AFTER_GAP,	   /* accepted, and samples before it were lost */
+	SVSUB_SAMPLE_LATE,	   /* out of order: arrived after a later one (it was counted lost) */
+	SVSUB_SAMPLE_DUPLICATE,
+	SVSUB_SAMPLE_PRP_COPY,	   /* the redundant PRP copy: discarded */
+	SVSUB_SAMPLE_RESYNC,	   /* confirmed a counter restart; accepted */
+	SVSUB_SAMPLE_IGNORED,	   /* stream table full */
+};
+
+enum svsub_quality_kind {
+	SVSUB_Q_INVALID = 0,
+	SVSUB_Q_QUESTIONABLE,
+	SVSUB_Q_TEST,
+	SVSUB_Q_DERIVED,
+	SVSUB_Q_KINDS,
+};
+
+/* Per-stream results (read-only for callers). Counters are cumulative since creation. */
+struct svsub_stream_stats {
+	uint16_t appid;
+	uint16_t svID_len;
+	char svID[SV_MAX_ID_LEN + 1]; /* NUL-terminated copy */
+	struct sv_counters c;	      /* frames, samples, lost, duplicate, reordered (= out_of_order), errors */
+	uint64_t resets;	      /* confirmed counter restarts */
+	uint64_t wrap_violations;     /* smpCnt >= a stated wrap */
+	uint64_t confrev_changes;
+	uint64_t smpsynch_changes;
+	uint64_t simulated;	      /* frames with Reserved1 S bit (IEC 61850-9-2 Ed 2 §5.3.3.4) */
+	uint64_t samples_not_good;    /* samples with any channel's quality not good (validity != 0) */
+	uint64_t quality[SVSUB_TRACK_QCHANNELS][SVSUB_Q_KINDS]; /* per channel, samples with the flag */
+	uint16_t nchannels;	      /* INT32+q pairs in the last sample's seqData (0: other layout) */
+	uint64_t prp_frames[2];	      /* frames per LAN A/B that carried a PRP trailer */
+	uint64_t prp_discarded[2];    /* redundant copies discarded, by the LAN they came from */
+	uint32_t confRev;	      /* last seen */
+	uint8_t smpSynch;	      /* last seen */
+	uint8_t wrap_source;	      /* enum svsub_wrap_source */
+	uint32_t wrap;		      /* current W */
+	uint32_t rate;		      /* samples per second, 0: unknown */
+	uint16_t smpRate;	      /* last seen (0 when absent) */
+	bool has_smpRate;
+	uint16_t asdus_per_frame;     /* ASDUs of this stream in the last frame */
+	uint16_t first_smpCnt, last_smpCnt;
+	int64_t first_rx_ns, last_rx_ns;
+	bool latency_possible;	      /* some sample had smpSynch 2 and a known rate */
+	bool clock_synchronised;      /* latency_possible and no sanity check failed */
+	uint64_t latency_rejected;    /* negative or above max_latency_ns */
+	int64_t latency_rejected_min; /* most negative rejected (0 if none) */
+	int64_t latency_rejected_max; /* largest rejected (0 if none) */
+	struct sv_stats latency;      /* t_rx - Ts, ns, accepted samples */
+	struct sv_stats interarrival; /* t_rx difference between frames carrying the stream, ns */
+};
+
+struct svsub_tracker;
+
+/* Per-ASDU result of svsub_track_frame(). */
+struct svsub_sample_result {
+	int stream;	     /* index for svsub_track_stream(), -1 when ignored */
+	uint8_t verdict;     /* enum svsub_sample_verdict */
+	bool has_latency;    /* latency_ns is valid (and passed the sanity checks) */
+	int64_t latency_ns;
+};
+
+/* Allocates the table. Returns 0, -EINVAL (bad cfg) or -ENOMEM. @cfg may be NULL (defaults). */
+int svsub_track_create(struct svsub_tracker **t, const struct svsub_track_cfg *cfg);
+void svsub_track_destroy(struct svsub_tracker *t);
+
+/*
+ * Accounts one decoded frame received at @t_rx_ns (the receive clock; TAI or UTC for latency). @res may
+ * be NULL, or hold v->noASDU entries. Returns the number of ASDUs accounted to streams (< noASDU when
+ * the table overflowed). O(noASDU), no allocation.
+ */
+int svsub_track_frame(struct svsub_tracker *t, const struct sv_view *v, int64_t t_rx_ns,
+		      struct svsub_sample_result *res);
+
+/*
+ * Accounts a frame that failed to decode with @err (enum sv_codec_err). When the SV header was readable
+ * (@appid >= 0) the error also counts in the `errors` of every stream of that APPID that exists by then
+ * (the svID of a malformed frame cannot be trusted; a stream first seen later does not inherit earlier
+ * errors). O(1). Frames that are not SV (SV_E_NOT_SV) should not be passed.
+ */
+void svsub_track_error(struct svsub_tracker *t, int err, int appid);
+
+/* Number of streams, in order of first appearance. */
+unsigned svsub_track_count(const struct svsub_tracker *t);
+/* Stream @i (NULL past the end). The pointer stays valid until svsub_track_destroy(); its errors count is
+ * brought up to date by this call. */
+const struct svsub_stream_stats *svsub_track_stream(struct svsub_tracker *t, unsigned i);
+
+/* Malformed frames by error (index enum sv_codec_err), frames total and ASDUs of streams that did not fit. */
+const uint64_t *svsub_track_errors(const struct svsub_tracker *t);
+uint64_t svsub_track_frames(const struct svsub_tracker *t);
+uint64_t svsub_track_overflow(const struct svsub_tracker *t);
+
+/* Marks (or clears) the receive clock as unsynchronised from now on (live: adjtimex changed). */
+void svsub_track_set_host_unsync(struct svsub_tracker *t, bool unsync);
+
+#endif /* SVSUB_TRACK_H */

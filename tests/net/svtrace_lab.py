@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Helpers for svtrace's network tests (no third-party modules).
+
+  send IF STREAMS RATE SECONDS [--vlan VID] [--svid-len N]   AF_PACKET sender of 9-2LE frames, paced per ms;
+                                                             prints the number of frames sent per stream
+  recv IF SECONDS                                            AF_PACKET receiver of 0x88BA; prints the count
+Only a development stand-in for svpub/svsub: the final tests use them when they are built.
+"""
+import socket, struct, sys, time
+
+ETH_P_ALL = 3
+ETH_P_SV = 0x88BA
+
+
+def ber_len(n):
+    if n < 0x80:
+        return bytes([n])
+    if n < 0x100:
+        return bytes([0x81, n])
+    return bytes([0x82, n >> 8, n & 0xFF])
+
+
+def tlv(tag, body):
+    return bytes([tag]) + ber_len(len(body)) + body
+
+
+def frame(appid, svid, smpcnt, vlan=None):
+    asdu = (tlv(0x80, svid) + tlv(0x82, struct.pack(">H", smpcnt)) + tlv(0x83, struct.pack(">I", 1)) +
+            tlv(0x85, b"\x02") + tlv(0x87, bytes(64)))
+    pdu = tlv(0x60, tlv(0x80, b"\x01") + tlv(0xA2, tlv(0x30, asdu)))
+    sv = struct.pack(">HHHH", appid, 8 + len(pdu), 0, 0) + pdu
+    dst = bytes([0x01, 0x0C, 0xCD, 0x04, 0x00, appid & 0xFF])
+    src = bytes([0x02, 0, 0, 0, 0, 1])
+    if vlan is not None:
+        return dst + src + struct.pack(">HH", 0x8100, (4 << 13) | vlan) + struct.pack(">H", ETH_P_SV) + sv
+    return dst + src + struct.pack(">H", ETH_P_SV) + sv
+
+
+def send(args):
+    ifname, streams, rate, seconds = args[0], int(args[1]), int(args[2]), float(args[3])
+    vlan = None
+    svid_len = 0
+    if "--vlan" in args:
+        vlan = int(args[args.index("--vlan") + 1])
+    if "--svid-len" in args:
+        svid_len = int(args[args.index("--svid-len") + 1])
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((ifname, 0))
+    svids = []
+    for k in range(streams):
+        base = ("svtraceMU%02d" % k).encode()
+        if svid_len > len(base):
+            base = base + b"x" * (svid_len - len(base))
+        svids.append(base)
+    total = int(rate * seconds)
+    sent = 0
+    t0 = time.monotonic()
+    per_ms = rate / 1000.0
+    while sent < total:
+        due = min(total, int((time.monotonic() - t0) * 1000.0 * per_ms) + 1)
+        while sent < due:
+            cnt = sent % rate
+            for k in range(streams):
+                s.send(frame(0x4000 + k, svids[k], cnt, vlan))
+            sent += 1
+        time.sleep(0.0005)
+    print(sent)
+
+
+def recv(args):
+    ifname, seconds = args[0], float(args[1])
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_SV))
+    s.bind((ifname, ETH_P_SV))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    s.settimeout(0.2)
+    n = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            s.recv(2048)
+            n += 1
+        except socket.timeout:
+            pass
+    print(n)
+
+
+if __name__ == "__main__":
+    {"send": send, "recv": recv}[sys.argv[1]](sys.argv[2:])

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: Apache-2.0
+/* svpub: schedule arithmetic for every preset, signal values against closed forms, config rules, and the
+ * engine end to end into a pcap file (read back with sv_pcap + sv_codec). */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sv_clock.h"
+#include "sv_codec.h"
+#include "sv_dataset.h"
+#include "sv_pcap.h"
+#include "svpub_config.h"
+#include "svpub_engine.h"
+#include "svpub_signal.h"
+
+/* Every preset: frame k's first smpCnt is (k*asdus) mod rate, the first frame of every second has
+ * smpCnt 0, deadlines are strictly increasing with spacing within 1 ns of the period, the deadline is
+ * the last ASDU's sample instant, and nothing drifts after many seconds. */
+static void test_schedule_presets(void **state)
+{
+	(void)state;
+	for (unsigned pi = 0; pi < sv_profiles_count; pi++) {
+		const struct sv_profile *pr = &sv_profiles[pi];
+		uint32_t rate = pr->sample_rate, asdus = pr->asdus_per_frame, fps = rate / asdus;
+		const int64_t start = 1700000000; /* a TAI second */
+		const uint64_t ks[] = { 0, fps - 2, fps - 1, fps, fps + 1, 3 * fps - 1, 3 * fps, 86400ull * fps * 365 };
+
+		for (unsigned i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+			uint64_t k = ks[i];
+			uint64_t n = k * asdus;
+			int64_t sec;
+			uint32_t cnt;
+			int64_t d = sv_frame_deadline_ns(start, k, rate, asdus);
+
+			svpub_sample_split(start, n, rate, &sec, &cnt);
+			assert_int_equal(cnt, (uint32_t)(n % rate));
+			assert_int_equal(cnt, sv_frame_first_smpcnt(k, rate, asdus));
+			assert_true(sec == start + (int64_t)(k / fps));
+			if (k % fps == 0) {
+				assert_int_equal(cnt, 0); /* top of the second */
+				assert_true(svpub_sample_ns(start, n, rate) == sec * SV_NSEC_PER_SEC);
+			}
+			if (k % fps == fps - 1)
+				assert_int_equal(cnt + asdus - 1, rate - 1); /* last frame ends the second */
+			/* deadline = instant of the last ASDU */
+			assert_true(d == svpub_sample_ns(start, n + asdus - 1, rate));
+			if (k) {
+				int64_t prev = sv_frame_deadline_ns(start, k - 1, rate, asdus);
+				int64_t period = (int64_t)asdus * SV_NSEC_PER_SEC / rate;
+
+				assert_true(d > prev);
+				assert_true(llabs(d - prev - period) <= 1);
+			}
+			/* index_at finds this frame from its own deadline */
+			assert_true(sv_frame_index_at(start, d, rate, asdus) == k);
+		}
+		/* a year later the schedule is still on the second exactly */
+		assert_true(sv_frame_deadline_ns(start, 86400ull * 365 * fps, rate, asdus) ==
+			    (start + 86400ll * 365) * SV_NSEC_PER_SEC + sv_sample_offset_ns(asdus - 1, rate));
+	}
+}
+
+static struct svpub_config cfg;
+
+static void cfg_one(const char *profile)
+{
+	struct sv_cfg_error err;
+
+	assert_int_equal(svpub_config_init(&cfg), 0);
+	snprintf(cfg.streams[0].profile, sizeof(cfg.streams[0].profile), "%s", profile);
+	cfg.backend = SVPUB_BACKEND_PCAP;
+	snprintf(cfg.output, sizeof(cfg.output), "/tmp/x.pcap");
+	assert_int_equal(svpub_config_resolve(&cfg, &err), 0);
+}
+
+static double lsb_i(double a_rms, double cycles, double deg)
+{
+	return M_SQRT2 * a_rms * sin(2 * M_PI * cycles + deg * M_PI / 180) / SV_CURRENT_LSB_A;
+}
+
+static void test_signal_sine(void **state)
+{
+	struct svpub_signal sig;
+	int32_t v[8];
+	uint32_t q[8];
+	struct svpub_signal_cfg *s;
+
+	(void)state;
+	cfg_one("9-2le-60hz");
+	s = &cfg.streams[0].signal;
+	assert_true(s->frequency == 60.0); /* nominal of the profile */
+	s->current[0] = 1000;
+	s->current[1] = 500;
+	s->current[2] = 0;
+	s->nharmonics = 1;
+	s->harmonics[0].order = 5;
+	s->harmonics[0].magnitude = 0.2;
+	s->harmonics[0].angle = 30;
+	assert_int_equal(svpub_signal_init(&sig, &cfg.streams[0], 0), 0);
+	for (uint64_t n = 0; n < 4800 * 2; n += 37) {
+		double t = (double)n / 4800;
+		double ia = 0, ib = 0, sum = 0;
+		double cyc = 60.0 * t;
+		double x[3];
+
+		assert_false(svpub_signal_sample(&sig, n, v, q));
+		for (int p = 0; p < 3; p++) {
+			double ph = 2 * M_PI * cyc + s->current_angle[p] * M_PI / 180;
+
+			x[p] = M_SQRT2 * s->current[p] * (sin(ph) + 0.2 * sin(5 * ph + M_PI / 6)) / SV_CURRENT_LSB_A;
+			sum += x[p];
+		}
+		ia = x[0];
+		ib = x[1];
+		assert_true(fabs(v[0] - ia) <= 0.5 + 1e-6);
+		assert_true(fabs(v[1] - ib) <= 0.5 + 1e-6);
+		assert_int_equal(v[2], 0);
+		assert_true(fabs(v[3] - sum) <= 0.5 + 1e-6); /* In = residual sum */
+		double pv = 2 * M_PI * cyc; /* voltage a at 0 degrees, with the same harmonic */
+		double va = M_SQRT2 * s->voltage[0] * (sin(pv) + 0.2 * sin(5 * pv + M_PI / 6)) / SV_VOLTAGE_LSB_V;
+
+		assert_true(fabs(v[4] - va) <= 0.5 + 1e-6);
+		for (int c = 0; c < 8; c++)
+			assert_int_equal(q[c], 0);
+	}
+	svpub_signal_free(&sig);
+}
+
+static void test_signal_events(void **state)
+{
+	struct svpub_signal sig;
+	int32_t v[8];
+	uint32_t q[8];
+	struct svpub_signal_cfg *s;
+
+	(void)state;
+	cfg_one("9-2le-50hz");
+	s = &cfg.streams[0].signal;
+	s->nevents = 4;
+	s->events[0] = (struct svpub_event_cfg){ .at = 0.5, .duration = 0.1, .type = SVPUB_EV_FAULT, .phases = "b",
+						 .current_factor = 10, .voltage_factor = 0.25, .frequency = 50 };
+	s->events[1] = (struct svpub_event_cfg){ .at = 1.0, .type = SVPUB_EV_FREQUENCY, .phases = "abc",
+						 .frequency = 49.0, .current_factor = 1, .voltage_factor = 1 };
+	s->events[2] = (struct svpub_event_cfg){ .at = 1.2, .duration = 0.05, .type = SVPUB_EV_QUALITY,
+						 .phases = "an", .quality = SV_Q_TEST | 1 };
+	s->events[3] = (struct svpub_event_cfg){ .at = 1.5, .duration = 0.25, .type = SVPUB_EV_STOP, .phases = "abc" };
+	assert_int_equal(svpub_signal_init(&sig, &cfg.streams[0], 0), 0);
+
+	/* phase continuity: cycles(t) = 50 t before 1 s, 50 + 49 (t - 1) after */
+	assert_true(fabs(svpub_signal_cycles(&sig, 0.75) - 37.5) < 1e-9);
+	assert_true(fabs(svpub_signal_cycles(&sig, 1.25) - (50 + 49 * 0.25)) < 1e-9);
+
+	for (uint64_t n = 0; n < 4000 * 2; n += 13) {
+		double t = n / 4000.0;
+		double cyc = t < 1.0 ? 50 * t : 50 + 49 * (t - 1);
+		bool fault = t >= 0.5 && t < 0.6;
+		bool stop = t >= 1.5 && t < 1.75;
+		bool qual = t >= 1.2 && t < 1.25;
+		double ib = lsb_i(100, cyc, -150) * (fault ? 10 : 1);
+		double ia = lsb_i(100, cyc, -30);
+		double vb = M_SQRT2 * 63508 * sin(2 * M_PI * cyc - 2 * M_PI / 3) / SV_VOLTAGE_LSB_V * (fault ? 0.25 : 1);
+
+		assert_int_equal(svpub_signal_sample(&sig, n, v, q), stop);
+		assert_true(fabs(v[0] - ia) <= 0.5 + 1e-6);
+		assert_true(fabs(v[1] - ib) <= 0.5 + 1e-6);
+		assert_true(fabs(v[5] - vb) <= 0.5 + 1e-6);
+		assert_int_equal(q[0], qual ? (SV_Q_TEST | 1) : 0);
+		assert_int_equal(q[4], qual ? (SV_Q_TEST | 1) : 0);
+		assert_int_equal(q[3], qual ? (SV_Q_TEST | 1) : 0);
+		assert_int_equal(q[1], 0);
+	}
+	svpub_signal_free(&sig);
+}
+
+static void test_signal_noise(void **state)
+{
+	struct svpub_signal sig, sig2;
+	int32_t v[8], v2[8];
+	uint32_t q[8];
+	double sum = 0, sum2 = 0;
+	const unsigned N = 20000;
+
+	(void)state;
+	cfg_one("9-2le-50hz");
+	for (int p = 0; p < 3; p++)
+		cfg.streams[0].signal.current[p] = 0;
+	cfg.streams[0].signal.current_noise = 2.0; /* A -> 2000 LSB */
+	cfg.streams[0].signal.seed = 42;
+	assert_int_equal(svpub_signal_init(&sig, &cfg.streams[0], 0), 0);
+	assert_int_equal(svpub_signal_init(&sig2, &cfg.streams[0], 0), 0);
+	for (unsigned n = 0; n < N; n++) {
+		svpub_signal_sample(&sig, n, v, q);
+		sum += v[0];
+		sum2 += (double)v[0] * v[0];
+	}
+	double mean = sum / N, sd = sqrt(sum2 / N - mean * mean);
+
+	assert_true(fabs(mean) < 60);	      /* 3 sigma of the mean: 3 * 2000 / sqrt(20000) = 42 */
+	assert_true(fabs(sd - 2000) < 60);    /* 3 %% */
+	/* deterministic: same seed, same sample, in any order */
+	svpub_signal_sample(&sig, 12345, v, q);
+	svpub_signal_sample(&sig2, 1, v2, q);
+	svpub_signal_sample(&sig2, 12345, v2, q);
+	assert_memory_equal(v, v2, sizeof(v));
+	/* another seed changes it */
+	cfg.streams[0].signal.seed = 43;
+	svpub_signal_free(&sig2);
+	assert_int_equal(svpub_signal_init(&sig2, &cfg.streams[0], 0), 0);
+	svpub_signal_sample(&sig2, 12345, v2, q);
+	assert_true(v[0] != v2[0]);
+	svpub_signal_free(&sig);
+	svpub_signal_free(&sig2);
+}
+
+static void test_config_rules(void **state)
+{
+	struct sv_cfg_error err;
+
+	(void)state;
+	assert_int_equal(svpub_config_init(&cfg), 0);
+	/* default: one 9-2LE 50 Hz stream on af_packet, which needs an interface */
+	assert_int_equal(cfg.nstreams, 1);
+	assert_string_equal(cfg.streams[0].profile, "9-2le-50hz");
+	assert_int_equal(svpub_config_resolve(&cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "--interface"));
+	cfg.backend = SVPUB_BACKEND_PCAP;
+	assert_int_equal(svpub_config_resolve(&cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "--write"));
+	snprintf(cfg.output, sizeof(cfg.output), "/tmp/x.pcap");
+	snprintf(cfg.streams[0].profile, sizeof(cfg.streams[0].profile), "nope");
+	assert_int_equal(svpub_config_resolve(&cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "streams[0].profile"));
+	snprintf(cfg.streams[0].profile, sizeof(cfg.streams[0].profile), "9-2le-50hz");
+	cfg.streams[0].asdus = 3; /* 4000 % 3 != 0 */
+	assert_int_equal(svpub_config_resolve(&cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "multiple"));
+	cfg.streams[0].asdus = 0;
+	cfg.streams[0].signal.nevents = 1;
+	snprintf(cfg.streams[0].signal.events[0].phases, 8, "ax");
+	assert_int_equal(svpub_config_resolve(&cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "phases"));
+	snprintf(cfg.streams[0].signal.events[0].phases, 8, "an");
+	assert_int_equal(svpub_config_resolve(&cfg, &err), 0);
+}
+
+/* The engine into a pcap file, 1 s per preset: exactly rate/asdus frames, smpCnt from 0 continuous by
+ * asdus, timestamps = deadlines (last ASDU instant), second-aligned, values = the waveform. */
+static void test_engine_pcap_presets(void **state)
+{
+	static struct sv_view v;
+	char path[64];
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/test_pub_%d.pcap", (int)getpid());
+	for (unsigned pi = 0; pi < sv_profiles_count; pi++) {
+		const struct sv_profile *pr = &sv_profiles[pi];
+		struct sv_cfg_error err;
+		struct svpub *p;
+		struct sv_pcap_reader *r;
+		struct sv_pcap_pkt pkt;
+		struct svpub_signal sig;
+		volatile sig_atomic_t stop = 0;
+		uint64_t frames = 0;
+		int64_t t0 = 0;
+		uint32_t rate = pr->sample_rate, asdus = pr->asdus_per_frame;
+
+		assert_int_equal(svpub_config_init(&cfg), 0);
+		snprintf(cfg.streams[0].profile, sizeof(cfg.streams[0].profile), "%s", pr->name);
+		cfg.backend = SVPUB_BACKEND_PCAP;
+		snprintf(cfg.output, sizeof(cfg.output), "%s", path);
+		cfg.duration = 1.0;
+		cfg.status = false;
+		cfg.streams[0].vlan_id = 5;
+		cfg.streams[0].refrtm = true;
+		assert_int_equal(svpub_config_resolve(&cfg, &err), 0);
+		assert_int_equal(svpub_create(&p, &cfg), 0);
+		assert_int_equal(svpub_run(p, &stop), 0);
+		assert_int_equal(svpub_destroy(p), 0);
+		assert_int_equal(svpub_signal_init(&sig, &cfg.streams[0], 0), 0);
+
+		assert_int_equal(sv_pcap_open_read(&r, path), 0);
+		while (sv_pcap_next(r, &pkt) == 1) {
+			int32_t want[8];
+			uint32_t q[8];
+
+			assert_int_equal(sv_codec_decode(pkt.data, pkt.caplen, &v, NULL), 0);
+			assert_int_equal(v.noASDU, asdus);
+			assert_true(v.vlan && v.vlan_id == 5 && v.vlan_pcp == 4);
+			assert_int_equal(v.appid, 0x4000);
+			if (!frames) {
+				t0 = pkt.ts_ns - sv_sample_offset_ns(asdus - 1, rate);
+				assert_int_equal(t0 % SV_NSEC_PER_SEC, 0); /* starts at the top of a second */
+			}
+			for (unsigned a = 0; a < asdus; a++) {
+				uint64_t n = frames * asdus + a;
+
+				assert_int_equal(v.asdu[a].smpCnt, n % rate);
+				assert_int_equal(v.asdu[a].smpSynch, 2);
+				assert_true(v.asdu[a].present & SV_HAS_REFRTM);
+				svpub_signal_sample(&sig, n, want, q);
+				for (unsigned c = 0; c < 8; c++)
+					assert_int_equal(sv_asdu_value(&v.asdu[a], c), want[c]);
+			}
+			assert_true(pkt.ts_ns == t0 + sv_sample_offset_ns((uint32_t)(frames * asdus + asdus - 1), rate));
+			frames++;
+		}
+		sv_pcap_close_read(r);
+		svpub_signal_free(&sig);
+		if (frames != rate / asdus)
+			fail_msg("%s: %llu frames, %u expected", pr->name, (unsigned long long)frames, rate / asdus);
+	}
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_schedule_presets), cmocka_unit_test(test_signal_sine),
+		cmocka_unit_test(test_signal_events),	 cmocka_unit_test(test_signal_noise),
+		cmocka_unit_test(test_config_rules),	 cmocka_unit_test(test_engine_pcap_presets),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

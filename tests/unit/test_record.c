@@ -1,0 +1,881 @@
+// SPDX-License-Identifier: Apache-2.0
+/* sv_record: write -> read round trip of every kind, blocks, rotation (keep N, each part alone),
+ * truncated and corrupted files give the named error at the right offset, CSV export. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sv_record.h"
+#include "sv_stats.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/svrec-test-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static char *path_of(const char *name)
+{
+	static char buf[4][128];
+	static int n;
+
+	n = (n + 1) % 4;
+	snprintf(buf[n], sizeof(buf[n]), "%s/%s", dir, name);
+	return buf[n];
+}
+
+static struct sv_clock_sync fixed_sync(void)
+{
+	struct sv_clock_sync s;
+
+	memset(&s, 0, sizeof(s));
+	s.status = 0x2001;
+	s.tai_offset_s = 37;
+	s.maxerror_ns = 16000;
+	s.esterror_ns = 1000;
+	return s;
+}
+
+static struct sv_record_writer *open_writer(const char *path, uint32_t block, uint64_t rot, uint32_t keep)
+{
+	struct sv_clock_sync sync = fixed_sync();
+	struct sv_record_writer_cfg cfg = {
+		.path = path,
+		.tool = "svtest",
+		.tool_version = "9.9",
+		.clock = SV_CLOCK_TAI,
+		.block_bytes = block,
+		.rotate_bytes = rot,
+		.rotate_keep = keep,
+		.sync = &sync,
+		.host = "host,with\"comma",
+	};
+	struct sv_record_writer *w;
+
+	assert_int_equal(sv_record_writer_open(&w, &cfg), 0);
+	return w;
+}
+
+static void make_stream(struct sv_rec_stream *s, uint32_t idx, const char *svid)
+{
+	memset(s, 0, sizeof(*s));
+	s->stream = idx;
+	s->appid = 0x4000 + (uint16_t)idx;
+	s->asdus = 2;
+	s->sample_rate = 4800;
+	s->conf_rev = 1;
+	s->vlan = 0xFFFF;
+	s->smp_synch = 2;
+	s->smp_wrap = 4800;
+	memcpy(s->dst_mac, "\x01\x0c\xcd\x04\x00\x01", 6);
+	strcpy(s->svid, svid);
+}
+
+static void make_event(struct sv_rec_event *e, uint32_t stream, uint32_t seq)
+{
+	memset(e, 0, sizeof(*e));
+	e->point = SV_POINT_T3;
+	e->stream = stream;
+	e->tai_sec = 1700000000u + seq / 2400;
+	e->smp_cnt = (uint16_t)((seq % 2400) * 2);
+	e->t_ns = sv_sample_time_ns(e->tai_sec, e->smp_cnt, 4800) + 31000 + seq % 100;
+	e->t2_ns = e->t_ns - 500;
+	e->ts_src = SV_TS_XDP_META;
+	e->t2_kind = SV_T2_SOFTWARE;
+	e->ifindex = 7;
+	e->netns = 4026531840u;
+	e->guest = 3;
+	e->flags = (seq % 10 == 0) ? SV_REC_F_LATE | SV_REC_F_GAP : 0;
+	e->cpu = 1;
+	e->tid = 4242;
+	e->nasdu = 2;
+	e->frame_len = 250;
+	e->quality = 0x2000;
+	e->seq = seq;
+}
+
+/* Expected on-disk image of a record: the writer sets kind and size. */
+static void stamp(void *rec, unsigned kind, unsigned size)
+{
+	struct sv_rec_hdr h;
+
+	memcpy(&h, rec, sizeof(h));
+	h.kind = (uint8_t)kind;
+	h.size = (uint16_t)size;
+	memcpy(rec, &h, sizeof(h));
+}
+
+static void test_roundtrip_all_kinds(void **state)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/all.svrec", dir);
+	struct sv_record_writer *w = open_writer(path, 0, 0, 0);
+	struct sv_rec_stream s0, s1;
+	struct sv_rec_name nm;
+	struct sv_rec_event ev;
+	struct sv_rec_summary sum;
+	struct sv_rec_hist hh;
+	struct sv_rec_drop dr;
+	struct sv_rec_thread th;
+	struct sv_clock_sync sync = fixed_sync();
+	struct sv_stats *h = malloc(sizeof(*h)), *h2 = malloc(sizeof(*h2));
+	struct sv_record_reader *r;
+	struct sv_rec rec;
+	char long_id[130];
+	int i, n = 0;
+
+	(void)state;
+	assert_non_null(h);
+	assert_non_null(h2);
+	memset(long_id, 'x', 129);
+	long_id[129] = '\0';
+	make_stream(&s0, 0, "MU01,\"quoted\"");
+	make_stream(&s1, 5, long_id);
+	assert_int_equal(sv_record_define_stream(w, &s0), 0);
+	assert_int_equal(sv_record_define_stream(w, &s1), 0);
+	memset(&nm, 0, sizeof(nm));
+	nm.name_kind = SV_REC_NAME_IFINDEX;
+	nm.id = 7;
+	nm.netns = 4026531840u;
+	strcpy(nm.name, "veth-g3");
+	assert_int_equal(sv_record_define_name(w, &nm), 0);
+	make_event(&ev, 5, 77);
+	assert_int_equal(sv_record_write_event(w, &ev), 0);
+
+	sv_stats_init(h);
+	for (i = 0; i < 4800; i++)
+		sv_stats_add(h, 20000 + i * 3);
+	memset(&sum, 0, sizeof(sum));
+	sum.point = SV_POINT_T3;
+	sum.from_point = SV_POINT_TS;
+	sum.stream = 0;
+	sum.guest = 3;
+	sum.tai_sec = 1700000001;
+	sum.period_ms = 1000;
+	sum.frames = 2400;
+	sum.samples = 4800;
+	sum.lost = 2;
+	sv_rec_summary_fill(&sum, h);
+	assert_int_equal(sum.count, 4800);
+	assert_int_equal(sv_record_write_summary(w, &sum), 0);
+
+	memset(&hh, 0, sizeof(hh));
+	hh.point = SV_POINT_T3;
+	hh.from_point = SV_POINT_TS;
+	hh.stream = 0;
+	hh.tai_sec = 1700000001;
+	hh.period_ms = 1000;
+	assert_int_equal(sv_record_write_hist(w, &hh, h), 0);
+
+	memset(&dr, 0, sizeof(dr));
+	dr.point = SV_POINT_T2A;
+	dr.stream = SV_REC_STREAM_NONE;
+	dr.t_ns = 123;
+	dr.location = 0xffffffff81234567ull;
+	dr.reason = 2;
+	strcpy(dr.reason_name, "NOT_SPECIFIED");
+	assert_int_equal(sv_record_write_drop(w, &dr), 0);
+
+	memset(&th, 0, sizeof(th));
+	th.point = SV_POINT_T2B;
+	th.stream = 5;
+	th.t_ns = 999;
+	th.wait_ns = 180000;
+	th.feeder_tid = 1001;
+	th.holder_pid = 2002;
+	th.holder_policy = 1;
+	th.holder_prio = 50;
+	th.cause = SV_WAIT_RUNQUEUE;
+	strcpy(th.feeder_comm, "vhost-1000");
+	strcpy(th.holder_comm, "stress-ng");
+	assert_int_equal(sv_record_write_thread(w, &th), 0);
+
+	assert_int_equal(sv_record_write_sync(w, &sync, 5555), 0);
+	assert_int_equal(sv_record_writer_close(w), 0);
+
+	assert_int_equal(sv_record_reader_open(&r, path), 0);
+	{
+		const struct sv_rec_file_header *fh = sv_record_reader_header(r);
+
+		assert_string_equal(fh->tool, "svtest");
+		assert_string_equal(fh->tool_version, "9.9");
+		assert_string_equal(fh->host, "host,with\"comma");
+		assert_int_equal(fh->clock, SV_CLOCK_TAI);
+		assert_int_equal(fh->part, 0);
+		assert_int_equal(fh->tai_offset_s, 37);
+		assert_int_equal(fh->sync.maxerror_ns, 16000);
+		assert_true(fh->flags & SV_REC_FH_TO_TAI);
+		assert_false(fh->flags & SV_REC_FH_TAI_UNSET);
+		assert_int_equal(fh->to_tai_ns, 0);
+	}
+	stamp(&s0, SV_REC_STREAM, sizeof(s0));
+	stamp(&s1, SV_REC_STREAM, sizeof(s1));
+	s0.svid_len = (uint8_t)strlen(s0.svid);
+	s1.svid_len = 129;
+	stamp(&nm, SV_REC_NAME, sizeof(nm));
+	stamp(&ev, SV_REC_EVENT, sizeof(ev));
+	stamp(&sum, SV_REC_SUMMARY, sizeof(sum));
+	stamp(&dr, SV_REC_DROP, sizeof(dr));
+	stamp(&th, SV_REC_THREAD, sizeof(th));
+	while (sv_record_reader_next(r, &rec) == 1) {
+		switch (n++) {
+		case 0:
+			assert_int_equal(rec.kind, SV_REC_STREAM);
+			assert_int_equal(rec.offset, SV_REC_HEADER_SIZE + 16);
+			assert_memory_equal(&rec.u.stream, &s0, sizeof(s0));
+			break;
+		case 1:
+			assert_memory_equal(&rec.u.stream, &s1, sizeof(s1));
+			break;
+		case 2:
+			assert_memory_equal(&rec.u.name, &nm, sizeof(nm));
+			break;
+		case 3:
+			assert_int_equal(rec.kind, SV_REC_EVENT);
+			assert_memory_equal(&rec.u.event, &ev, sizeof(ev));
+			break;
+		case 4:
+			assert_int_equal(rec.kind, SV_REC_SUMMARY);
+			assert_memory_equal(&rec.u.summary, &sum, sizeof(sum));
+			break;
+		case 5:
+			assert_int_equal(rec.kind, SV_REC_HIST);
+			assert_int_equal(rec.u.hist.tai_sec, 1700000001);
+			assert_int_equal(rec.u.hist.from_point, SV_POINT_TS);
+			assert_int_equal(sv_stats_deserialize(h2, rec.hist_data, rec.u.hist.len), 0);
+			assert_int_equal(h2->count, h->count);
+			assert_memory_equal(h2->bucket, h->bucket, sizeof(h->bucket));
+			break;
+		case 6:
+			assert_memory_equal(&rec.u.drop, &dr, sizeof(dr));
+			break;
+		case 7:
+			assert_memory_equal(&rec.u.thread, &th, sizeof(th));
+			break;
+		case 8:
+			assert_int_equal(rec.kind, SV_REC_SYNC);
+			assert_int_equal(rec.u.sync.t_ns, 5555);
+			assert_int_equal(rec.u.sync.tai_offset_s, 37);
+			assert_int_equal(rec.u.sync.status, 0x2001);
+			break;
+		case 9:
+			assert_int_equal(rec.kind, SV_REC_END);
+			assert_int_equal(rec.u.end.records, 9);
+			assert_int_equal(rec.u.end.rotated, 0);
+			break;
+		default:
+			fail_msg("unexpected record %d", n);
+		}
+	}
+	assert_int_equal(n, 10);
+	assert_int_equal(sv_record_reader_err(r, NULL), SV_RECORD_OK);
+	assert_true(sv_record_reader_clean_end(r));
+	assert_string_equal(sv_record_reader_stream(r, 5)->svid, long_id);
+	assert_null(sv_record_reader_stream(r, 4));
+	assert_string_equal(sv_record_reader_name(r, SV_REC_NAME_IFINDEX, 7, 4026531840u), "veth-g3");
+	assert_null(sv_record_reader_name(r, SV_REC_NAME_IFINDEX, 7, 0));
+	sv_record_reader_close(r);
+	free(h);
+	free(h2);
+}
+
+static void test_writer_rejects(void **state)
+{
+	struct sv_record_writer *w = open_writer(path_of("rej.svrec"), 0, 0, 0);
+	struct sv_rec_stream s;
+	struct sv_rec_event ev;
+	struct sv_rec_summary sum;
+	struct sv_record_writer_cfg bad = { .path = path_of("x"), .tool = "t", .block_bytes = 1000 };
+	struct sv_record_writer *w2;
+
+	(void)state;
+	make_stream(&s, 1, "ok");
+	assert_int_equal(sv_record_define_stream(w, &s), 0);
+	s.stream = SV_REC_MAX_STREAMS;
+	assert_int_equal(sv_record_define_stream(w, &s), -EINVAL);
+	make_stream(&s, 2, "");
+	assert_int_equal(sv_record_define_stream(w, &s), -EINVAL); /* empty svID */
+	memset(s.svid, 'a', sizeof(s.svid));
+	assert_int_equal(sv_record_define_stream(w, &s), -EINVAL); /* not terminated / > 129 */
+	memset(s.svid, 0, sizeof(s.svid));
+	memset(s.svid, 'a', 130);
+	assert_int_equal(sv_record_define_stream(w, &s), -EINVAL); /* 130 octets */
+
+	make_event(&ev, 1, 0);
+	assert_int_equal(sv_record_write_event(w, &ev), 0);
+	ev.point = SV_POINT_COUNT;
+	assert_int_equal(sv_record_write_event(w, &ev), -EINVAL);
+	make_event(&ev, 3, 0); /* stream 3 undefined */
+	assert_int_equal(sv_record_write_event(w, &ev), -EINVAL);
+	make_event(&ev, 1, 0);
+	ev.ts_src = SV_TS_COUNT;
+	assert_int_equal(sv_record_write_event(w, &ev), -EINVAL);
+	make_event(&ev, 1, 0);
+	ev.flags = 0x8000;
+	assert_int_equal(sv_record_write_event(w, &ev), -EINVAL);
+	memset(&sum, 0, sizeof(sum));
+	sum.point = SV_POINT_T4;
+	sum.from_point = 9;
+	sum.stream = 1;
+	assert_int_equal(sv_record_write_summary(w, &sum), -EINVAL);
+	assert_int_equal(sv_record_writer_close(w), 0);
+
+	assert_int_equal(sv_record_writer_open(&w2, &bad), -EINVAL); /* block below minimum */
+	bad.block_bytes = 0;
+	bad.rotate_bytes = 1000; /* below two blocks */
+	assert_int_equal(sv_record_writer_open(&w2, &bad), -EINVAL);
+	bad.rotate_bytes = 0;
+	bad.path = "/nonexistent-dir/x.svrec";
+	assert_int_equal(sv_record_writer_open(&w2, &bad), -ENOENT);
+}
+
+/* Writes @n events on stream 0 (seq 0..n-1) into @path. */
+static void write_events(const char *path, uint32_t n, uint32_t block, uint64_t rot, uint32_t keep,
+			 struct sv_record_writer_stats *st)
+{
+	struct sv_record_writer *w = open_writer(path, block, rot, keep);
+	struct sv_rec_stream s;
+	struct sv_rec_event ev;
+	uint32_t i;
+
+	make_stream(&s, 0, "MU01");
+	assert_int_equal(sv_record_define_stream(w, &s), 0);
+	for (i = 0; i < n; i++) {
+		make_event(&ev, 0, i);
+		assert_int_equal(sv_record_write_event(w, &ev), 0);
+	}
+	if (st)
+		sv_record_writer_get_stats(w, st);
+	assert_int_equal(sv_record_writer_close(w), 0);
+}
+
+/* Reads a whole file; returns the number of events, first/last seq, and checks contiguity. */
+static int read_events(const char *path, uint32_t *first, uint32_t *last, struct sv_rec_file_header *fh)
+{
+	struct sv_record_reader *r;
+	struct sv_rec rec;
+	int n = 0, ret;
+
+	assert_int_equal(sv_record_reader_open(&r, path), 0);
+	if (fh)
+		*fh = *sv_record_reader_header(r);
+	while ((ret = sv_record_reader_next(r, &rec)) == 1) {
+		if (rec.kind != SV_REC_EVENT)
+			continue;
+		if (n == 0)
+			*first = rec.u.event.seq;
+		else
+			assert_int_equal(rec.u.event.seq, *last + 1);
+		*last = rec.u.event.seq;
+		n++;
+	}
+	assert_int_equal(ret, 0);
+	assert_true(sv_record_reader_clean_end(r));
+	sv_record_reader_close(r);
+	return n;
+}
+
+static void test_many_blocks(void **state)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/many.svrec", dir);
+	struct sv_record_writer_stats st;
+	uint32_t first = 0, last = 0;
+	struct stat sb;
+
+	(void)state;
+	write_events(path, 50000, SV_REC_BLOCK_MIN, 0, 0, &st);
+	assert_int_equal(read_events(path, &first, &last, NULL), 50000);
+	assert_int_equal(first, 0);
+	assert_int_equal(last, 49999);
+	assert_true(st.blocks >= 48); /* 50000 * 64 B over 64 KiB blocks */
+	assert_int_equal(st.parts, 1);
+	assert_int_equal(stat(path, &sb), 0);
+	/* compact: header + 64 B per event + 16 B per block + the END block */
+	assert_true((uint64_t)sb.st_size < 256 + 50001ull * 64 + 200 * 16 + 256);
+}
+
+static void test_rotation(void **state)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/rot.svrec", dir);
+	const uint64_t rot = 2 * SV_REC_BLOCK_MIN + SV_REC_HEADER_SIZE;
+	struct sv_rec_file_header fh[3];
+	uint32_t first[3], last[3];
+	struct sv_record_writer_stats st;
+	struct stat sb;
+	int i, n;
+
+	(void)state;
+	/* ~6.4 MB of events over ~130 KiB parts: dozens of rotations, only 3 files stay */
+	write_events(path, 100000, SV_REC_BLOCK_MIN, rot, 2, &st);
+	assert_true(st.parts > 20);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(stat(path_of("rot.svrec.1"), &sb), 0);
+	assert_int_equal(stat(path_of("rot.svrec.2"), &sb), 0);
+	assert_true((uint64_t)sb.st_size <= rot + SV_REC_BLOCK_MIN + 16);
+	assert_int_equal(stat(path_of("rot.svrec.3"), &sb), -1);
+	/* each part reads alone (own header + stream table), parts are consecutive */
+	n = read_events(path_of("rot.svrec.2"), &first[2], &last[2], &fh[2]);
+	assert_true(n > 0);
+	n = read_events(path_of("rot.svrec.1"), &first[1], &last[1], &fh[1]);
+	assert_true(n > 0);
+	n = read_events(path, &first[0], &last[0], &fh[0]);
+	assert_true(n > 0);
+	assert_int_equal(first[1], last[2] + 1);
+	assert_int_equal(first[0], last[1] + 1);
+	assert_int_equal(last[0], 99999);
+	assert_int_equal(fh[1].part, fh[2].part + 1);
+	assert_int_equal(fh[0].part, fh[1].part + 1);
+	assert_int_equal(fh[0].part, st.parts - 1);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(fh[i].run_id, fh[0].run_id);
+		assert_int_equal(fh[i].start_ns, fh[0].start_ns);
+	}
+	assert_true(fh[0].part_start_ns >= fh[1].part_start_ns);
+}
+
+static void test_rotation_keep0(void **state)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/rot0.svrec", dir);
+	struct stat sb;
+	uint32_t first, last;
+
+	(void)state;
+	write_events(path, 20000, SV_REC_BLOCK_MIN, 2 * SV_REC_BLOCK_MIN + SV_REC_HEADER_SIZE, 0, NULL);
+	assert_int_equal(stat(path_of("rot0.svrec.1"), &sb), -1);
+	assert_true(read_events(path, &first, &last, NULL) > 0);
+	assert_int_equal(last, 19999);
+}
+
+/* ---- Damaged files ---------------------------------------------------------------------------- */
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Reads @len bytes of @buf as a file; returns the final error and its offset (records counted). */
+static enum sv_record_err read_mem(const uint8_t *buf, size_t len, uint64_t *off, int *records, char *msg,
+				   size_t msgsize)
+{
+	FILE *f = fmemopen((void *)buf, len ? len : 1, "rb");
+	struct sv_record_reader *r;
+	struct sv_rec rec;
+	enum sv_record_err e;
+	int ret;
+
+	assert_non_null(f);
+	if (!len) {
+		fclose(f);
+		f = fopen("/dev/null", "rb");
+	}
+	*records = 0;
+	ret = sv_record_reader_open_fp(&r, f, "mem");
+	if (ret == 0) {
+		while ((ret = sv_record_reader_next(r, &rec)) == 1)
+			(*records)++;
+		/* failed readers stay failed */
+		if (ret < 0)
+			assert_int_equal(sv_record_reader_next(r, &rec), ret);
+	}
+	assert_non_null(r);
+	e = sv_record_reader_err(r, off);
+	if (msg)
+		sv_record_reader_strerror(r, msg, msgsize);
+	sv_record_reader_close(r);
+	fclose(f);
+	return e;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static void wr32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* Re-seals the block starting at @blk after the test changed its content. */
+static void reseal(uint8_t *blk)
+{
+	uint32_t len = rd32(blk + 4);
+
+	wr32(blk + 12, sv_crc32c(sv_crc32c(0, blk, 12), blk + 16, len));
+}
+
+static void test_truncated(void **state)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/trunc.svrec", dir);
+	size_t len, first_block_end;
+	uint8_t *buf;
+	uint64_t off;
+	int recs;
+	char msg[256];
+	const size_t H = SV_REC_HEADER_SIZE;
+
+	(void)state;
+	write_events(path, 3000, SV_REC_BLOCK_MIN, 0, 0, NULL);
+	buf = slurp(path, &len);
+	first_block_end = H + 16 + rd32(buf + H + 4);
+	{
+		const struct {
+			size_t cut;
+			enum sv_record_err err;
+			uint64_t off;
+		} cases[] = {
+			{ 0, SV_RECORD_E_HEADER_TRUNCATED, 0 },
+			{ 5, SV_RECORD_E_HEADER_TRUNCATED, 5 },
+			{ 100, SV_RECORD_E_HEADER_TRUNCATED, 100 },
+			{ H - 1, SV_RECORD_E_HEADER_TRUNCATED, H - 1 },
+			{ H + 3, SV_RECORD_E_BLOCK_TRUNCATED, H },
+			{ H + 16, SV_RECORD_E_BLOCK_TRUNCATED, H + 16 },
+			{ H + 16 + 1000, SV_RECORD_E_BLOCK_TRUNCATED, H + 16 + 1000 },
+			{ first_block_end + 7, SV_RECORD_E_BLOCK_TRUNCATED, first_block_end },
+			{ len - 1, SV_RECORD_E_BLOCK_TRUNCATED, len - 1 },
+		};
+		unsigned i;
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			enum sv_record_err e = read_mem(buf, cases[i].cut, &off, &recs, msg, sizeof(msg));
+
+			if (e != cases[i].err || off != cases[i].off)
+				fail_msg("cut %zu: %s at %llu, want %s at %llu", cases[i].cut, sv_record_errname(e),
+					 (unsigned long long)off, sv_record_errname(cases[i].err),
+					 (unsigned long long)cases[i].off);
+		}
+	}
+	/* cut exactly at a block boundary: no error, but not a clean end either */
+	{
+		FILE *f = fmemopen(buf, first_block_end, "rb");
+		struct sv_record_reader *r;
+		struct sv_rec rec;
+		int n = 0, ret;
+
+		assert_int_equal(sv_record_reader_open_fp(&r, f, "cut"), 0);
+		while ((ret = sv_record_reader_next(r, &rec)) == 1)
+			n++;
+		assert_int_equal(ret, 0);
+		assert_true(n > 0);
+		assert_false(sv_record_reader_clean_end(r));
+		sv_record_reader_close(r);
+		fclose(f);
+	}
+	/* the message names the file, the offset and the error */
+	read_mem(buf, H + 16 + 1000, &off, &recs, msg, sizeof(msg));
+	snprintf((char *)buf, 0, "%s", ""); /* keep buf alive */
+	assert_string_equal(msg, "mem: offset 1272: block_truncated: file ends inside a block (writer killed "
+				 "mid-write?) (payload)");
+	free(buf);
+}
+
+static void test_corrupted(void **state)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/corrupt.svrec", dir);
+	const size_t H = SV_REC_HEADER_SIZE, B = H + 16; /* first payload */
+	size_t len, i;
+	uint8_t *orig, *buf;
+	uint64_t off;
+	int recs;
+
+	(void)state;
+	write_events(path, 3000, SV_REC_BLOCK_MIN, 0, 0, NULL);
+	orig = slurp(path, &len);
+	buf = malloc(len);
+	assert_non_null(buf);
+
+	/* header: magic, version, checksum, fields */
+	memcpy(buf, orig, len);
+	buf[0] = 'X';
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_BAD_MAGIC);
+	memcpy(buf, orig, len);
+	buf[8] = 2;
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_VERSION);
+	memcpy(buf, orig, len);
+	buf[200] ^= 1; /* inside host[] */
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_HEADER_CRC);
+	memcpy(buf, orig, len);
+	buf[14] = 9; /* clock, re-sealed: a field check, not the CRC */
+	wr32(buf + 252, sv_crc32c(0, buf, 252));
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_HEADER_FIELD);
+	assert_int_equal(off, 14);
+
+	/* block framing */
+	memcpy(buf, orig, len);
+	buf[H] ^= 0xff;
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_BLOCK_MAGIC);
+	assert_int_equal(off, H);
+	memcpy(buf, orig, len);
+	wr32(buf + H + 4, rd32(buf + H + 4) + 4);
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_BLOCK_LENGTH);
+	memcpy(buf, orig, len);
+	wr32(buf + H + 4, 16u << 20);
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_BLOCK_LENGTH);
+	/* one flipped payload bit anywhere in the first block */
+	for (i = B; i < B + rd32(orig + H + 4); i += 97) {
+		memcpy(buf, orig, len);
+		buf[i] ^= 0x10;
+		assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_BLOCK_CRC);
+		assert_int_equal(off, H);
+		assert_int_equal(recs, 0);
+	}
+	/* valid checksum, wrong content: the reader still checks every record */
+	memcpy(buf, orig, len);
+	wr32(buf + H + 8, rd32(buf + H + 8) + 1);
+	reseal(buf + H);
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_RECORD_COUNT);
+	memcpy(buf, orig, len);
+	buf[B + 176 + 2] = 12; /* second record (first event) size 12 */
+	reseal(buf + H);
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_RECORD_SIZE);
+	assert_int_equal(off, B + 176);
+	memcpy(buf, orig, len);
+	buf[B + 176 + 1] = 42; /* first event's point */
+	reseal(buf + H);
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_RECORD_FIELD);
+	assert_int_equal(off, B + 176);
+	assert_int_equal(recs, 1); /* the stream definition came out before */
+	memcpy(buf, orig, len);
+	wr32(buf + B + 176 + 4, 9); /* first event's stream: never defined */
+	reseal(buf + H);
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_STREAM_UNDEFINED);
+	assert_int_equal(off, B + 176);
+	memcpy(buf, orig, len);
+	buf[B + 32 + 1] = 'y'; /* svid "MU01" -> "MyU01"? no: overwrite -> "MyU..": length mismatch */
+	buf[B + 32 + 4] = 'z';
+	reseal(buf + H);
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_RECORD_FIELD);
+	assert_int_equal(off, B);
+	/* an unknown kind of a newer minor version is skipped, not an error */
+	memcpy(buf, orig, len);
+	buf[B + 176] = 200;
+	reseal(buf + H);
+	{
+		FILE *f = fmemopen(buf, len, "rb");
+		struct sv_record_reader *r;
+		struct sv_rec rec;
+		int ret;
+
+		assert_int_equal(sv_record_reader_open_fp(&r, f, "m"), 0);
+		while ((ret = sv_record_reader_next(r, &rec)) == 1)
+			assert_int_not_equal(rec.kind, 200);
+		assert_int_equal(ret, 0);
+		assert_int_equal(sv_record_reader_skipped(r), 1);
+		sv_record_reader_close(r);
+		fclose(f);
+	}
+	/* data after END */
+	{
+		uint8_t *big = malloc(len + 16 + 64);
+		size_t first_len = 16 + rd32(orig + H + 4);
+
+		assert_non_null(big);
+		memcpy(big, orig, len);
+		/* append a copy of a block holding one event: take the first event of block 1 */
+		wr32(big + len, SV_REC_BLOCK_MAGIC);
+		wr32(big + len + 4, 64);
+		wr32(big + len + 8, 1);
+		memcpy(big + len + 16, orig + B + 176, 64);
+		reseal(big + len);
+		assert_int_equal(read_mem(big, len + 80, &off, &recs, NULL, 0), SV_RECORD_E_AFTER_END);
+		assert_int_equal(off, len);
+		(void)first_len;
+		free(big);
+	}
+	/* random damage: always a named error or a clean read, never a crash (ASan/UBSan run) */
+	for (i = 0; i < 3000; i++) {
+		size_t pos = (size_t)rand() % len;
+		enum sv_record_err e;
+
+		memcpy(buf, orig, len);
+		buf[pos] = (uint8_t)rand();
+		if (i % 3 == 0 && rd32(buf + H + 4) <= len - H - 16)
+			reseal(buf + H); /* CRC made valid: exercises the field checks */
+		e = read_mem(buf, len - (i % 5 == 0 ? (size_t)rand() % 100 : 0), &off, &recs, NULL, 0);
+		assert_true(e < SV_RECORD_E_COUNT);
+		assert_true(off <= len);
+	}
+	free(orig);
+	free(buf);
+}
+
+static void test_csv(void **state)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/csv.svrec", dir);
+	struct sv_record_writer *w = open_writer(path, 0, 0, 0);
+	struct sv_record_reader *r;
+	struct sv_rec_stream s;
+	struct sv_rec_name nm;
+	struct sv_rec_event ev;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	make_stream(&s, 0, "MU,\"1\"");
+	assert_int_equal(sv_record_define_stream(w, &s), 0);
+	memset(&nm, 0, sizeof(nm));
+	nm.name_kind = SV_REC_NAME_IFINDEX;
+	nm.id = 7;
+	nm.netns = 4026531840u;
+	strcpy(nm.name, "veth0");
+	assert_int_equal(sv_record_define_name(w, &nm), 0);
+	make_event(&ev, 0, 10); /* flags late|gap */
+	assert_int_equal(sv_record_write_event(w, &ev), 0);
+	make_event(&ev, SV_REC_STREAM_NONE, 11);
+	ev.tai_sec = 0;
+	ev.t2_kind = SV_T2_NONE;
+	ev.guest = SV_REC_GUEST_NONE;
+	ev.ifindex = 0;
+	ev.reason = SV_REASON_DECODE_ERROR;
+	ev.flags = SV_REC_F_DROPPED;
+	assert_int_equal(sv_record_write_event(w, &ev), 0);
+	assert_int_equal(sv_record_writer_close(w), 0);
+
+	assert_int_equal(sv_record_reader_open(&r, path), 0);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	assert_int_equal(sv_record_export_csv(r, f), 0);
+	fclose(f);
+	sv_record_reader_close(r);
+	/* event 10: tai 1700000000, smpCnt 20 -> Ts = ...000 + 20/4800 s = 4166666 ns */
+	assert_string_equal(out,
+			    "tool,host,point,stream,svid,appid,tai_sec,smp_cnt,ts_ns,t_ns,t_tai_ns,ts_src,t2_ns,"
+			    "t2_kind,ifindex,ifname,netns,guest,flags,reason,cpu,tid,asdu,nasdu,frame_len,quality,seq\n"
+			    "svtest,\"host,with\"\"comma\",T3,0,\"MU,\"\"1\"\"\",16384,1700000000,20,"
+			    "1700000000004166666,1700000000004197676,1700000000004197676,xdp_meta,"
+			    "1700000000004197176,software,7,veth0,4026531840,3,late|gap,0,1,4242,0,2,250,8192,10\n"
+			    "svtest,\"host,with\"\"comma\",T3,,,,,22,,1700000000004614344,1700000000004614344,"
+			    "xdp_meta,,none,0,,4026531840,,dropped,32772,1,4242,0,2,250,8192,11\n");
+	free(out);
+}
+
+static void test_names(void **state)
+{
+	enum sv_point p;
+	enum sv_ts_source t;
+	char buf[64];
+	unsigned i;
+
+	(void)state;
+	for (i = 0; i < SV_POINT_COUNT; i++) {
+		assert_int_equal(sv_point_parse(sv_point_name(i), &p), 0);
+		assert_int_equal(p, i);
+	}
+	assert_string_equal(sv_point_name(SV_POINT_TS), "Ts");
+	assert_string_equal(sv_point_name(SV_POINT_T2A), "T2a");
+	assert_string_equal(sv_point_name(SV_POINT_T2B), "T2b");
+	assert_int_equal(sv_point_parse("t2a", &p), -EINVAL);
+	for (i = 0; i < SV_TS_COUNT; i++) {
+		assert_int_equal(sv_ts_source_parse(sv_ts_source_name(i), &t), 0);
+		assert_int_equal(t, i);
+	}
+	assert_string_equal(sv_ts_source_name(SV_TS_XDP_META), "xdp_meta");
+	sv_hop_format(SV_POINT_T1, SV_POINT_T2A, buf, sizeof(buf));
+	assert_string_equal(buf, "T1-T2a");
+	sv_hop_format(SV_POINT_TS, SV_POINT_T4, buf, sizeof(buf));
+	assert_string_equal(buf, "Ts-T4");
+	sv_rec_flags_format(SV_REC_F_LATE | SV_REC_F_DROPPED | SV_REC_F_NOT_SYNCED, buf, sizeof(buf));
+	assert_string_equal(buf, "late|dropped|not_synced");
+	sv_rec_flags_format(0, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	assert_string_equal(sv_record_errname(SV_RECORD_E_BLOCK_CRC), "block_crc");
+	assert_string_equal(sv_rec_reason_name(SV_REASON_TX_RING_FULL), "tx_ring_full");
+	assert_null(sv_rec_reason_name(2));
+	/* CRC-32C check value (RFC 3720 B.4: "123456789" -> 0xE3069283) */
+	assert_int_equal(sv_crc32c(0, "123456789", 9), 0xE3069283u);
+	assert_int_equal(sv_crc32c(sv_crc32c(0, "1234", 4), "56789", 5), 0xE3069283u);
+}
+
+static void test_monotonic_file(void **state)
+{
+	struct sv_record_writer_cfg cfg = {
+		.path = path_of("mono.svrec"),
+		.tool = "svsub",
+		.clock = SV_CLOCK_MONOTONIC,
+	};
+	struct sv_record_writer *w;
+	struct sv_record_reader *r;
+	int64_t tai, now_mono, now_tai;
+
+	(void)state;
+	assert_int_equal(sv_record_writer_open(&w, &cfg), 0);
+	assert_int_equal(sv_record_writer_close(w), 0);
+	assert_int_equal(sv_record_reader_open(&r, cfg.path), 0);
+	assert_int_equal(sv_record_reader_header(r)->clock, SV_CLOCK_MONOTONIC);
+	now_mono = sv_clock_now_ns(SV_CLOCK_MONOTONIC);
+	now_tai = sv_clock_now_ns(SV_CLOCK_TAI);
+	assert_true(sv_record_reader_to_tai(r, now_mono, &tai));
+	assert_true(tai - now_tai < 50000000 && now_tai - tai < 50000000);
+	/* the real host state is recorded */
+	{
+		struct sv_clock_sync s;
+
+		assert_int_equal(sv_clock_sync_read(&s), 0);
+		assert_int_equal(!!(sv_record_reader_header(r)->flags & SV_REC_FH_TAI_UNSET), s.tai_unset);
+	}
+	sv_record_reader_close(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip_all_kinds), cmocka_unit_test(test_writer_rejects),
+		cmocka_unit_test(test_many_blocks),	    cmocka_unit_test(test_rotation),
+		cmocka_unit_test(test_rotation_keep0),	    cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_corrupted),	    cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_names),		    cmocka_unit_test(test_monotonic_file),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

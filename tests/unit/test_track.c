@@ -1,0 +1,602 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Stream tracker (subscriber/svsub_track.h): continuity rules, wraps, PRP, quality, latency. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sv_clock.h"
+#include "sv_codec.h"
+#include "sv_dataset.h"
+#include "svsub_track.h"
+
+#define END -1
+#define NS_250US 250000LL
+
+/* A frame with one ASDU of stream (0x4000, "MU01"), built directly as a view (the tracker takes views). */
+struct fb {
+	struct sv_view v;
+	uint8_t seqdata[64];
+};
+
+static void fb_init(struct fb *f, uint16_t smpcnt)
+{
+	static const uint8_t svid[] = "MU01";
+
+	memset(&f->v, 0, offsetof(struct sv_view, asdu));
+	memset(&f->v.asdu[0], 0, sizeof(f->v.asdu[0]));
+	memset(f->seqdata, 0, sizeof(f->seqdata));
+	f->v.appid = 0x4000;
+	f->v.noASDU = 1;
+	f->v.asdu[0].svID = svid;
+	f->v.asdu[0].svID_len = 4;
+	f->v.asdu[0].smpCnt = smpcnt;
+	f->v.asdu[0].confRev = 1;
+	f->v.asdu[0].smpSynch = 0;
+	f->v.asdu[0].seqData = f->seqdata;
+	f->v.asdu[0].seqData_len = sizeof(f->seqdata);
+}
+
+static void fb_rate(struct fb *f, uint16_t smprate)
+{
+	f->v.asdu[0].present |= SV_HAS_SMPRATE;
+	f->v.asdu[0].smpRate = smprate;
+}
+
+/* ---- table of smpCnt sequences ----------------------------------------------------------------- */
+
+struct seq_case {
+	const char *name;
+	uint16_t smprate;	/* 0: not stated */
+	uint16_t nominal_hz;
+	uint32_t cfg_wrap;
+	int32_t seq[80];	/* smpCnt values, END-terminated; one frame each, 250 us apart */
+	uint64_t lost, dup, ooo, resets;
+	uint32_t wrap;
+	enum svsub_wrap_source wrap_source;
+};
+
+static const struct seq_case seq_cases[] = {
+	{ "in order", 0, 0, 0, { 0, 1, 2, 3, 4, 5, END }, 0, 0, 0, 0, 65536, SVSUB_WRAP_DEFAULT },
+	{ "gap of 2", 0, 0, 0, { 0, 1, 2, 5, 6, END }, 2, 0, 0, 0, 65536, SVSUB_WRAP_DEFAULT },
+	{ "two gaps", 0, 0, 0, { 10, 11, 20, 21, 23, END }, 9, 0, 0, 0, 65536, SVSUB_WRAP_DEFAULT },
+	{ "wrap 4000 stated", 80, 50, 0, { 3997, 3998, 3999, 0, 1, 2, END }, 0, 0, 0, 0, 4000, SVSUB_WRAP_STATED },
+	{ "gap across wrap 4000", 80, 50, 0, { 3998, 3999, 2, 3, END }, 2, 0, 0, 0, 4000, SVSUB_WRAP_STATED },
+	{ "gap to wrap 4000", 80, 50, 0, { 3996, 0, 1, END }, 3, 0, 0, 0, 4000, SVSUB_WRAP_STATED },
+	{ "wrap 4800 stated (60 Hz)", 80, 60, 0, { 4798, 4799, 0, 1, END }, 0, 0, 0, 0, 4800, SVSUB_WRAP_STATED },
+	{ "gap across wrap 4800", 80, 60, 0, { 4798, 1, 2, END }, 2, 0, 0, 0, 4800, SVSUB_WRAP_STATED },
+	{ "wrap 65536", 0, 0, 0, { 65534, 65535, 0, 1, END }, 0, 0, 0, 0, 65536, SVSUB_WRAP_DEFAULT },
+	{ "gap across wrap 65536", 0, 0, 0, { 65534, 1, 2, END }, 2, 0, 0, 0, 65536, SVSUB_WRAP_DEFAULT },
+	{ "configured wrap 1000", 0, 0, 1000, { 998, 999, 0, 3, END }, 2, 0, 0, 0, 1000, SVSUB_WRAP_CONFIGURED },
+	{ "duplicates", 0, 0, 0, { 1, 2, 3, 3, 2, 4, END }, 0, 2, 0, 0, 65536, SVSUB_WRAP_DEFAULT },
+	{ "swap of two", 0, 0, 0, { 1, 2, 4, 3, 5, END }, 0, 0, 1, 0, 65536, SVSUB_WRAP_DEFAULT },
+	{ "late then its duplicate", 0, 0, 0, { 1, 2, 4, 3, 3, 5, END }, 0, 1, 1, 0, 65536, SVSUB_WRAP_DEFAULT },
+	{ "late by 5, one still lost", 0, 0, 0, { 1, 2, 8, 9, 3, 4, 5, 7, END }, 1, 0, 4, 0, 65536,
+	  SVSUB_WRAP_DEFAULT },
+	{ "late from before the first", 0, 0, 0, { 5, 6, 4, 7, END }, 0, 0, 1, 0, 65536, SVSUB_WRAP_DEFAULT },
+	{ "reorder across wrap 4000", 80, 50, 0, { 3998, 0, 3999, 1, END }, 0, 0, 1, 0, 4000, SVSUB_WRAP_STATED },
+	{ "duplicate across wrap", 80, 50, 0, { 3998, 3999, 0, 3999, 1, END }, 0, 1, 0, 0, 4000,
+	  SVSUB_WRAP_STATED },
+	/* an injected stale sample between genuine ones (QUT 9311a): a duplicate, the head does not move */
+	{ "injected replays", 0, 0, 0, { 1, 2, 3, 4, 5, 6, 2, 7, 3, 8, 4, 5, 9, END }, 0, 4, 0, 0, 65536,
+	  SVSUB_WRAP_DEFAULT },
+	/* a publisher restart behind the head: 8 consecutive samples confirm it, provisional counts undone */
+	{ "counter restart", 80, 50, 0,
+	  { 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, END },
+	  0, 0, 0, 1, 4000, SVSUB_WRAP_STATED },
+	/* 7 consecutive backward samples are not enough */
+	{ "short backward run", 80, 50, 0, { 100, 101, 102, 30, 31, 32, 33, 34, 35, 36, 103, END }, 0, 0, 7, 0,
+	  4000, SVSUB_WRAP_STATED },
+	/* learned wrap: no smpRate, the counter comes back to 0 after 3999 */
+	{ "learned wrap 4000", 0, 0, 0,
+	  { 3990, 3991, 3992, 3993, 3994, 3995, 3996, 3997, 3998, 3999, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, END }, 0, 0,
+	  0, 0, 4000, SVSUB_WRAP_LEARNED },
+	{ "learned wrap with loss at the wrap", 0, 0, 0,
+	  { 3996, 3997, 3998, 3999, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, END }, 2, 0, 0, 0, 4000, SVSUB_WRAP_LEARNED },
+	/* libiec61850 states smpRate 80 but wraps at 65535: the statement is dropped, not trusted */
+	{ "stated wrap violated", 80, 50, 0, { 3998, 3999, 4000, 4001, END }, 0, 0, 0, 0, 65536,
+	  SVSUB_WRAP_DEFAULT },
+};
+
+static void run_seq(const struct seq_case *tc, struct svsub_tracker *t, const struct svsub_stream_stats **out)
+{
+	struct fb f;
+	int64_t t_ns = 1000 * SV_NSEC_PER_SEC;
+
+	for (unsigned i = 0; tc->seq[i] != END; i++, t_ns += NS_250US) {
+		fb_init(&f, (uint16_t)tc->seq[i]);
+		if (tc->smprate)
+			fb_rate(&f, tc->smprate);
+		assert_int_equal(svsub_track_frame(t, &f.v, t_ns, NULL), 1);
+	}
+	assert_int_equal(svsub_track_count(t), 1);
+	*out = svsub_track_stream(t, 0);
+}
+
+static void test_sequences(void **state)
+{
+	(void)state;
+	for (unsigned k = 0; k < sizeof(seq_cases) / sizeof(seq_cases[0]); k++) {
+		const struct seq_case *tc = &seq_cases[k];
+		struct svsub_track_cfg cfg = { .nominal_hz = tc->nominal_hz, .wrap = tc->cfg_wrap };
+		const struct svsub_stream_stats *s;
+		struct svsub_tracker *t;
+		unsigned n = 0;
+
+		while (tc->seq[n] != END)
+			n++;
+		print_message("case: %s\n", tc->name);
+		assert_int_equal(svsub_track_create(&t, &cfg), 0);
+		run_seq(tc, t, &s);
+		assert_int_equal(s->c.frames, n);
+		assert_int_equal(s->c.samples, n);
+		assert_int_equal(s->c.lost, tc->lost);
+		assert_int_equal(s->c.duplicate, tc->dup);
+		assert_int_equal(s->c.reordered, tc->ooo);
+		assert_int_equal(s->resets, tc->resets);
+		assert_int_equal(s->wrap, tc->wrap);
+		assert_int_equal(s->wrap_source, tc->wrap_source);
+		svsub_track_destroy(t);
+	}
+}
+
+/* After a learned wrap, the next wrap is in order and a gap across it is counted. */
+static void test_learned_wrap_next_laps(void **state)
+{
+	struct svsub_tracker *t;
+	struct fb f;
+	int64_t t_ns = 0;
+	const struct svsub_stream_stats *s;
+
+	(void)state;
+	assert_int_equal(svsub_track_create(&t, NULL), 0);
+	for (int lap = 0; lap < 3; lap++) {
+		for (uint32_t c = 0; c < 4800; c++, t_ns += 208333) {
+			if (lap == 2 && (c == 4799 || c == 0))
+				continue; /* two lost across the third wrap... */
+			fb_init(&f, (uint16_t)c);
+			svsub_track_frame(t, &f.v, t_ns, NULL);
+		}
+	}
+	fb_init(&f, 0); /* ...and the start of the fourth lap */
+	svsub_track_frame(t, &f.v, t_ns, NULL);
+	s = svsub_track_stream(t, 0);
+	assert_int_equal(s->wrap, 4800);
+	assert_int_equal(s->wrap_source, SVSUB_WRAP_LEARNED);
+	/* lap 0 starts at 0: the 65536 default is replaced by 4800 on the first wrap (nothing lost); lap 2
+	 * misses its 0 and its 4799: two gaps of one */
+	assert_int_equal(s->c.lost, 2);
+	assert_int_equal(s->c.duplicate, 0);
+	assert_int_equal(s->c.reordered, 0);
+	assert_int_equal(s->resets, 0);
+	svsub_track_destroy(t);
+}
+
+/* A silence longer than a wrap: the receive time says how many wraps passed. */
+static void test_long_outage(void **state)
+{
+	struct svsub_tracker *t;
+	struct fb f;
+	int64_t t_ns = 5 * SV_NSEC_PER_SEC;
+	const struct svsub_stream_stats *s;
+
+	(void)state;
+	assert_int_equal(svsub_track_create(&t, NULL), 0);
+	for (uint32_t c = 0; c < 100; c++, t_ns += NS_250US) {
+		fb_init(&f, (uint16_t)c);
+		fb_rate(&f, 80);
+		svsub_track_frame(t, &f.v, t_ns, NULL);
+	}
+	/* head 99 at t_ns - 250 us; 1.5 s of silence; the next received sample is absolute index 99 + 6001 */
+	t_ns += 1500 * SV_NSEC_PER_MSEC;
+	fb_init(&f, (99 + 6001) % 4000);
+	fb_rate(&f, 80);
+	svsub_track_frame(t, &f.v, t_ns, NULL);
+	s = svsub_track_stream(t, 0);
+	assert_int_equal(s->c.lost, 6000);
+	/* and a silence of exactly 2 wraps landing on the same smpCnt */
+	t_ns += 2 * SV_NSEC_PER_SEC;
+	fb_init(&f, (99 + 6001) % 4000);
+	fb_rate(&f, 80);
+	svsub_track_frame(t, &f.v, t_ns, NULL);
+	assert_int_equal(s->c.lost, 6000 + 7999);
+	assert_int_equal(s->c.duplicate, 0);
+	svsub_track_destroy(t);
+}
+
+/* ---- PRP ---------------------------------------------------------------------------------------- */
+
+static void test_prp_copies(void **state)
+{
+	/* (smpCnt, LAN) arrivals: every sample over A and B, B sometimes first, one lost on A */
+	static const struct {
+		uint16_t c;
+		uint8_t lan;
+	} arr[] = { { 1, 0xA }, { 1, 0xB }, { 2, 0xB }, { 2, 0xA }, { 3, 0xB }, { 4, 0xA }, { 4, 0xB },
+		    { 4, 0xB } /* a real duplicate on B */ };
+	struct svsub_tracker *t;
+	struct fb f;
+	struct svsub_sample_result res;
+	const struct svsub_stream_stats *s;
+
+	(void)state;
+	assert_int_equal(svsub_track_create(&t, NULL), 0);
+	for (unsigned i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) {
+		fb_init(&f, arr[i].c);
+		f.v.redundancy = SV_RED_PRP;
+		f.v.red_lan = arr[i].lan;
+		f.v.red_seq = arr[i].c;
+		svsub_track_frame(t, &f.v, (int64_t)i * 1000, &res);
+		if (i == 1 || i == 3 || i == 6)
+			assert_int_equal(res.verdict, SVSUB_SAMPLE_PRP_COPY);
+	}
+	s = svsub_track_stream(t, 0);
+	assert_int_equal(s->prp_frames[0], 3);
+	assert_int_equal(s->prp_frames[1], 5);
+	assert_int_equal(s->prp_discarded[0], 1); /* 2 via A after B */
+	assert_int_equal(s->prp_discarded[1], 2); /* 1 and 4 via B after A */
+	assert_int_equal(s->c.frames, 5);	   /* 1A 2B 3B 4A 4B(dup) */
+	assert_int_equal(s->c.samples, 5);
+	assert_int_equal(s->c.duplicate, 1);
+	assert_int_equal(s->c.lost, 0);
+	assert_int_equal(s->c.reordered, 0);
+	svsub_track_destroy(t);
+
+	/* with discarding off, the copies are duplicates */
+	struct svsub_track_cfg cfg = { .no_prp_discard = true };
+
+	assert_int_equal(svsub_track_create(&t, &cfg), 0);
+	for (unsigned i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) {
+		fb_init(&f, arr[i].c);
+		f.v.redundancy = SV_RED_PRP;
+		f.v.red_lan = arr[i].lan;
+		svsub_track_frame(t, &f.v, (int64_t)i * 1000, NULL);
+	}
+	s = svsub_track_stream(t, 0);
+	assert_int_equal(s->c.duplicate, 4);
+	assert_int_equal(s->prp_discarded[0] + s->prp_discarded[1], 0);
+	svsub_track_destroy(t);
+}
+
+/* ---- confRev, smpSynch, simulation, quality, multi-ASDU, streams -------------------------------- */
+
+static void test_confrev_synch_sim_quality(void **state)
+{
+	static const uint32_t confrev[] = { 1, 1, 2, 2, 1, 1 };
+	static const uint8_t synch[] = { 0, 2, 2, 2, 2, 1 };
+	static const bool sim[] = { false, true, true, false, false, true };
+	struct svsub_tracker *t;
+	struct fb f;
+	const struct svsub_stream_stats *s;
+
+	(void)state;
+	assert_int_equal(svsub_track_create(&t, NULL), 0);
+	for (unsigned i = 0; i < 6; i++) {
+		fb_init(&f, (uint16_t)i);
+		f.v.asdu[0].confRev = confrev[i];
+		f.v.asdu[0].smpSynch = synch[i];
+		f.v.simulated = sim[i];
+		/* channel 1 invalid (validity 1) on frame 0, channel 2 invalid (validity 2) on frame 1,
+		 * channel 3 questionable on frame 2, channel 4 test, channel 8 derived always */
+		if (i == 0)
+			sv_put_be32(f.seqdata + 4, 0x1);
+		if (i == 1)
+			sv_put_be32(f.seqdata + 12, 0x2);
+		if (i == 2)
+			sv_put_be32(f.seqdata + 20, 0x3);
+		if (i == 3)
+			sv_put_be32(f.seqdata + 28, SV_Q_TEST);
+		sv_put_be32(f.seqdata + 60, SV_Q_DERIVED);
+		svsub_track_frame(t, &f.v, (int64_t)i * NS_250US, NULL);
+	}
+	s = svsub_track_stream(t, 0);
+	assert_int_equal(s->confrev_changes, 2);
+	assert_int_equal(s->smpsynch_changes, 2);
+	assert_int_equal(s->simulated, 3);
+	assert_int_equal(s->nchannels, 8);
+	assert_int_equal(s->quality[0][SVSUB_Q_INVALID], 1);
+	assert_int_equal(s->quality[1][SVSUB_Q_INVALID], 1);
+	assert_int_equal(s->quality[2][SVSUB_Q_QUESTIONABLE], 1);
+	assert_int_equal(s->quality[2][SVSUB_Q_INVALID], 0);
+	assert_int_equal(s->quality[3][SVSUB_Q_TEST], 1);
+	assert_int_equal(s->quality[7][SVSUB_Q_DERIVED], 6);
+	assert_int_equal(s->samples_not_good, 3); /* test and derived alone keep validity good */
+	assert_int_equal(s->interarrival.count, 5);
+	assert_int_equal(s->interarrival.min, NS_250US);
+	assert_int_equal(s->interarrival.max, NS_250US);
+	svsub_track_destroy(t);
+}
+
+/* 8 ASDUs of one stream per frame: one frame, 8 samples; smpCnt continues across frames. */
+static void test_multi_asdu_one_stream(void **state)
+{
+	static const uint8_t svid[] = "MU256";
+	static uint8_t data[64];
+	struct sv_view *v = calloc(1, sizeof(*v));
+	struct svsub_tracker *t;
+	const struct svsub_stream_stats *s;
+
+	(void)state;
+	assert_non_null(v);
+	assert_int_equal(svsub_track_create(&t, NULL), 0);
+	v->appid = 0x4001;
+	v->noASDU = 8;
+	for (unsigned k = 0; k < 4; k++) {
+		if (k == 2)
+			continue; /* one whole frame lost: 8 samples */
+		for (unsigned i = 0; i < 8; i++) {
+			v->asdu[i].svID = svid;
+			v->asdu[i].svID_len = 5;
+			v->asdu[i].smpCnt = (uint16_t)(k * 8 + i);
+			v->asdu[i].seqData = data;
+			v->asdu[i].seqData_len = 64;
+		}
+		assert_int_equal(svsub_track_frame(t, v, (int64_t)k * 625000, NULL), 8);
+	}
+	s = svsub_track_stream(t, 0);
+	assert_int_equal(svsub_track_count(t), 1);
+	assert_int_equal(s->c.frames, 3);
+	assert_int_equal(s->c.samples, 24);
+	assert_int_equal(s->c.lost, 8);
+	assert_int_equal(s->asdus_per_frame, 8);
+	svsub_track_destroy(t);
+	free(v);
+}
+
+/* QUT style: every ASDU another svID, same smpCnt; a frame counts once for each stream. And overflow. */
+static void test_streams_per_asdu_and_overflow(void **state)
+{
+	static const uint8_t *ids[3] = { (const uint8_t *)"66kV1", (const uint8_t *)"66kV2",
+					  (const uint8_t *)"XFMR1W1" };
+	static uint8_t data[12];
+	struct sv_view *v = calloc(1, sizeof(*v));
+	struct svsub_track_cfg cfg = { .max_streams = 2 };
+	struct svsub_tracker *t;
+
+	(void)state;
+	assert_non_null(v);
+	assert_int_equal(svsub_track_create(&t, &cfg), 0);
+	v->appid = 0x4001;
+	v->noASDU = 3;
+	for (unsigned k = 1; k <= 10; k++) {
+		if (k == 5)
+			continue;
+		for (unsigned i = 0; i < 3; i++) {
+			v->asdu[i].svID = ids[i];
+			v->asdu[i].svID_len = (uint16_t)strlen((const char *)ids[i]);
+			v->asdu[i].smpCnt = (uint16_t)k;
+			v->asdu[i].seqData = data;
+			v->asdu[i].seqData_len = sizeof(data);
+		}
+		assert_int_equal(svsub_track_frame(t, v, (int64_t)k * 50000000, NULL), 2);
+	}
+	assert_int_equal(svsub_track_count(t), 2);
+	assert_int_equal(svsub_track_overflow(t), 9);
+	for (unsigned i = 0; i < 2; i++) {
+		const struct svsub_stream_stats *s = svsub_track_stream(t, i);
+
+		assert_string_equal(s->svID, (const char *)ids[i]);
+		assert_int_equal(s->c.frames, 9);
+		assert_int_equal(s->c.samples, 9);
+		assert_int_equal(s->c.lost, 1);
+		assert_int_equal(s->nchannels, 0); /* 12 octets: not INT32+q pairs */
+	}
+	/* the same svID under another APPID is another stream */
+	svsub_track_destroy(t);
+	assert_int_equal(svsub_track_create(&t, NULL), 0);
+	v->noASDU = 1;
+	svsub_track_frame(t, v, 0, NULL);
+	v->appid = 0x4002;
+	svsub_track_frame(t, v, 0, NULL);
+	assert_int_equal(svsub_track_count(t), 2);
+	/* errors are attributed by APPID */
+	svsub_track_error(t, SV_E_SMPCNT_WIDTH, 0x4002);
+	svsub_track_error(t, SV_E_ETH_TRUNCATED, -1);
+	assert_int_equal(svsub_track_stream(t, 0)->c.errors, 0);
+	assert_int_equal(svsub_track_stream(t, 1)->c.errors, 1);
+	assert_int_equal(svsub_track_errors(t)[SV_E_SMPCNT_WIDTH], 1);
+	assert_int_equal(svsub_track_errors(t)[SV_E_ETH_TRUNCATED], 1);
+	svsub_track_destroy(t);
+	free(v);
+}
+
+/* ---- latency ------------------------------------------------------------------------------------- */
+
+struct lat_case {
+	const char *name;
+	uint16_t smpcnt;
+	int64_t rx_ns;		/* receive time */
+	bool accepted;
+	int64_t latency_ns;	/* when accepted */
+};
+
+#define SEC(s) ((int64_t)(s) * SV_NSEC_PER_SEC)
+static const struct lat_case lat_cases[] = {
+	/* 4000 Hz: sample n at n * 250 us after the top of the second */
+	{ "mid-second", 2000, SEC(1000) + 500 * SV_NSEC_PER_MSEC + 300000, true, 300000 },
+	{ "last sample received after the boundary", 3999, SEC(1001) + 100000, true, 350000 },
+	{ "first sample right after the boundary", 0, SEC(1001) + 40000, true, 40000 },
+	{ "first sample exactly at the boundary", 0, SEC(1001), true, 0 },
+	{ "receiver clock 1 us behind: negative", 0, SEC(1001) - 1000, false, 0 },
+	{ "600 ms: absurd", 0, SEC(1001) + 600 * SV_NSEC_PER_MSEC, false, 0 },
+	{ "499 ms: accepted", 4, SEC(1001) + 1000000 + 499 * SV_NSEC_PER_MSEC, true, 499 * SV_NSEC_PER_MSEC },
+};
+
+static void test_latency(void **state)
+{
+	(void)state;
+	for (unsigned k = 0; k < sizeof(lat_cases) / sizeof(lat_cases[0]); k++) {
+		const struct lat_case *tc = &lat_cases[k];
+		struct svsub_tracker *t;
+		struct svsub_sample_result res;
+		struct fb f;
+		const struct svsub_stream_stats *s;
+
+		print_message("case: %s\n", tc->name);
+		assert_int_equal(svsub_track_create(&t, NULL), 0);
+		fb_init(&f, tc->smpcnt);
+		fb_rate(&f, 80);
+		f.v.asdu[0].smpSynch = SV_SMPSYNCH_GLOBAL;
+		svsub_track_frame(t, &f.v, tc->rx_ns, &res);
+		s = svsub_track_stream(t, 0);
+		assert_true(s->latency_possible);
+		assert_int_equal(res.has_latency, tc->accepted);
+		assert_int_equal(s->clock_synchronised, tc->accepted);
+		assert_int_equal(s->latency_rejected, tc->accepted ? 0 : 1);
+		if (tc->accepted) {
+			assert_int_equal(res.latency_ns, tc->latency_ns);
+			assert_int_equal(s->latency.count, 1);
+			assert_int_equal(s->latency.min, tc->latency_ns);
+		} else {
+			assert_int_equal(s->latency.count, 0);
+		}
+		svsub_track_destroy(t);
+	}
+}
+
+/* No latency without smpSynch 2, nor when the host clock is known unsynchronised. */
+static void test_latency_conditions(void **state)
+{
+	struct svsub_track_cfg cfg = { .host_unsync = true };
+	struct svsub_tracker *t;
+	struct svsub_sample_result res;
+	struct fb f;
+
+	(void)state;
+	assert_int_equal(svsub_track_create(&t, NULL), 0);
+	fb_init(&f, 10);
+	fb_rate(&f, 80);
+	f.v.asdu[0].smpSynch = SV_SMPSYNCH_LOCAL;
+	svsub_track_frame(t, &f.v, SEC(5) + 3000000, &res);
+	assert_false(res.has_latency);
+	assert_false(svsub_track_stream(t, 0)->latency_possible);
+	svsub_track_destroy(t);
+
+	assert_int_equal(svsub_track_create(&t, &cfg), 0);
+	f.v.asdu[0].smpSynch = SV_SMPSYNCH_GLOBAL;
+	svsub_track_frame(t, &f.v, SEC(5) + 3000000, &res);
+	assert_false(res.has_latency);
+	assert_true(svsub_track_stream(t, 0)->latency_possible);
+	assert_false(svsub_track_stream(t, 0)->clock_synchronised);
+	svsub_track_destroy(t);
+
+	/* smpSynch 2 without smpRate: latency comes once the wrap (= rate) is learned */
+	assert_int_equal(svsub_track_create(&t, NULL), 0);
+	int64_t rx = SEC(100) + 1200000; /* DINA-like: smpCnt 0 arrives 1.2 ms after the second */
+
+	for (uint32_t n = 4790; n < 4800 + 20; n++) {
+		fb_init(&f, (uint16_t)(n % 4800));
+		f.v.asdu[0].smpSynch = SV_SMPSYNCH_GLOBAL;
+		svsub_track_frame(t, &f.v, rx + ((int64_t)n - 4800) * 1000000000 / 4800, &res);
+	}
+	const struct svsub_stream_stats *s = svsub_track_stream(t, 0);
+
+	assert_int_equal(s->wrap, 4800);
+	assert_true(res.has_latency);
+	assert_true(res.latency_ns > 1199000 && res.latency_ns < 1201000);
+	svsub_track_destroy(t);
+}
+
+
+/* ---- randomised: drops, duplicates and swaps over many wraps, counted exactly --------------------- */
+
+static uint64_t rng_state;
+
+static uint32_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
+}
+
+static void test_random_streams(void **state)
+{
+	enum { N = 24000, W = 4000 };
+	static uint32_t kept[N], out[2 * N];
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		struct svsub_tracker *t;
+		struct fb f;
+		uint64_t lost = 0, dups = 0, swaps = 0;
+		unsigned nk = 0, no = 0;
+
+		rng_state = seed * 0x9E3779B97F4A7C15ull;
+		for (uint32_t i = 0; i < N; i++) {
+			if (i > 0 && rnd() % 100 == 0)
+				lost++; /* dropped (never the first) */
+			else
+				kept[nk++] = i;
+		}
+		for (unsigned i = 0; i < nk; i++) {
+			if (i + 1 < nk && i > 0 && rnd() % 100 == 0) {
+				out[no++] = kept[i + 1]; /* adjacent swap: kept[i] arrives late */
+				out[no++] = kept[i];
+				swaps++;
+				i++;
+			} else {
+				out[no++] = kept[i];
+			}
+			if (rnd() % 100 == 0) {
+				out[no] = out[no - 1]; /* immediate repeat */
+				no++;
+				dups++;
+			}
+		}
+		assert_int_equal(svsub_track_create(&t, NULL), 0);
+		for (unsigned i = 0; i < no; i++) {
+			fb_init(&f, (uint16_t)(out[i] % W));
+			fb_rate(&f, 80);
+			/* receive time follows the sample index (a swap arrives 1 us apart) */
+			svsub_track_frame(t, &f.v, SEC(10) + (int64_t)out[i] * NS_250US + (int64_t)i * 1000, NULL);
+		}
+		const struct svsub_stream_stats *s = svsub_track_stream(t, 0);
+
+		print_message("seed %llu: lost %llu dups %llu swaps %llu\n", (unsigned long long)seed,
+			      (unsigned long long)lost, (unsigned long long)dups, (unsigned long long)swaps);
+		assert_int_equal(s->c.samples, no);
+		assert_int_equal(s->c.lost, lost);
+		assert_int_equal(s->c.duplicate, dups);
+		assert_int_equal(s->c.reordered, swaps);
+		assert_int_equal(s->resets, 0);
+		assert_int_equal(s->wrap, W);
+		svsub_track_destroy(t);
+	}
+}
+
+static void test_bad_config(void **state)
+{
+	struct svsub_tracker *t;
+	struct svsub_track_cfg cfg = { .wrap = 70000 };
+
+	(void)state;
+	assert_int_equal(svsub_track_create(&t, &cfg), -EINVAL);
+	cfg.wrap = 0;
+	cfg.ahead_ns = SV_NSEC_PER_SEC;
+	assert_int_equal(svsub_track_create(&t, &cfg), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sequences),
+		cmocka_unit_test(test_learned_wrap_next_laps),
+		cmocka_unit_test(test_long_outage),
+		cmocka_unit_test(test_prp_copies),
+		cmocka_unit_test(test_confrev_synch_sim_quality),
+		cmocka_unit_test(test_multi_asdu_one_stream),
+		cmocka_unit_test(test_streams_per_asdu_and_overflow),
+		cmocka_unit_test(test_latency),
+		cmocka_unit_test(test_latency_conditions),
+		cmocka_unit_test(test_random_streams),
+		cmocka_unit_test(test_bad_config),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

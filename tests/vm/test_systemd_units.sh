@@ -1,0 +1,65 @@
+#!/bin/sh
+# vm/systemd/*.service: systemd-analyze verify passes for each unit (an instance of svsub@), with
+# the Documentation= man pages resolved from vm/man; svsub@ has exactly the five capabilities and
+# the real-time settings; a broken unit is caught (the check can fail).
+set -u
+SRC=${SVKIT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+command -v systemd-analyze >/dev/null || { echo "SKIP: systemd-analyze missing"; exit 77; }
+SYSUNITS=/usr/lib/systemd/system
+[ -f $SYSUNITS/sysinit.target ] || SYSUNITS=/lib/systemd/system
+[ -f $SYSUNITS/sysinit.target ] || { echo "SKIP: no systemd unit directory to build a root from"; exit 77; }
+T=$(mktemp -d /tmp/svkit-units.XXXXXX)
+trap 'rm -rf "$T"' EXIT INT TERM
+fail=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fail=1; }
+
+# A throw-away root: the system's own units (for the targets ours depend on), stub programs where
+# the units' ExecStart= point, our units where the package installs them, our man pages on MANPATH.
+R="$T/root"
+mkdir -p "$R/usr/lib/systemd" "$R/usr/bin" "$R/etc/systemd/system" "$T/man/man1"
+cp -a "$SYSUNITS" "$R/usr/lib/systemd/system"
+mkdir -p "$R/usr/sbin"; printf '#!/bin/sh\nexit 0\n' >"$R/usr/sbin/svtrace"; chmod 755 "$R/usr/sbin/svtrace"
+for b in svpub svsub svreport; do printf '#!/bin/sh\nexit 0\n' >"$R/usr/bin/$b"; chmod 755 "$R/usr/bin/$b"; done
+cp "$SRC"/vm/systemd/*.service "$R/usr/lib/systemd/system/"
+cp "$SRC"/vm/man/*.1 "$T/man/man1/"
+verify() {
+	MANPATH="$T/man" systemd-analyze verify --root="$R" "$@" >"$T/v.out" 2>&1
+}
+for u in svsub@bay1.service svtrace.service svpub.service; do
+	if verify "$u" && [ ! -s "$T/v.out" ]; then ok "verify $u"; else bad "verify $u: $(cat "$T/v.out")"; fi
+done
+
+# The contract of svsub@.
+S="$SRC/vm/systemd/svsub@.service"
+key() { sed -n "s/^$1=//p" "$2"; }
+caps_ok=1
+for k in AmbientCapabilities CapabilityBoundingSet; do
+	got=$(key $k "$S" | tr ' ' '\n' | sort | tr '\n' ' ')
+	[ "$got" = "CAP_BPF CAP_IPC_LOCK CAP_NET_ADMIN CAP_NET_RAW CAP_SYS_NICE " ] || { bad "$k = $got"; caps_ok=0; }
+done
+[ $caps_ok = 1 ] && ok "svsub@: exactly CAP_NET_RAW CAP_NET_ADMIN CAP_BPF CAP_IPC_LOCK CAP_SYS_NICE"
+[ "$(key CPUSchedulingPolicy "$S")" = fifo ] || bad "svsub@: CPUSchedulingPolicy"
+[ -n "$(key CPUSchedulingPriority "$S")" ] || bad "svsub@: CPUSchedulingPriority"
+[ -n "$(key CPUAffinity "$S")" ] || bad "svsub@: CPUAffinity"
+[ "$(key LimitMEMLOCK "$S")" = infinity ] || bad "svsub@: LimitMEMLOCK"
+[ "$(key Restart "$S")" = on-failure ] || bad "svsub@: Restart"
+[ "$(key KillSignal "$S")" = SIGINT ] || bad "svsub@: KillSignal"
+key ExecStart "$S" | grep -q -- '-c /etc/svkit/svsub-%i.yaml' || bad "svsub@: config per instance"
+ok "svsub@ contract checked"
+
+# Each unit must stop svkit tools with SIGINT so records are flushed.
+for u in svtrace svpub; do
+	[ "$(key KillSignal "$SRC/vm/systemd/$u.service")" = SIGINT ] || bad "$u: KillSignal"
+done
+
+# Negative controls: verify must reject a broken unit and a missing program.
+sed 's/^CPUSchedulingPolicy=fifo/CPUSchedulingPolicy=fifoo/' "$S" >"$R/usr/lib/systemd/system/svbroken@.service"
+if verify svbroken@x.service && ! grep -q . "$T/v.out"; then bad "a bad CPUSchedulingPolicy went unnoticed"
+else ok "broken unit rejected: $(head -1 "$T/v.out")"; fi
+rm "$R/usr/bin/svsub"
+if verify svsub@bay1.service; then bad "missing /usr/bin/svsub went unnoticed"; else ok "missing program rejected"; fi
+
+if [ "$fail" = 0 ]; then echo "PASS: systemd units"; exit 0; fi
+echo "FAIL: systemd units"
+exit 1
