@@ -155,6 +155,10 @@ int svr_add_alias(struct svr *r, const char *from, const char *to);
 /* Writes every EVENT as CSV (sv_record columns) while reading. NULL: off. */
 void svr_set_csv(struct svr *r, FILE *csv);
 
+/* Hop pairs the budgets name: kept (exact values, time bins) even when not consecutive. Call before
+ * svr_run(). */
+void svr_set_budget_pairs(struct svr *r, const uint8_t (*pairs)[2], unsigned n);
+
 /* Reads everything. Returns 0, or the first file's read error (the report is still usable: the file's
  * records up to the fault are in). */
 int svr_run(struct svr *r);

@@ -217,7 +217,7 @@ int main(int argc, char **argv)
 	uint64_t sent = 0, send_err = 0, bad_sent = 0, expect[SV_E__COUNT] = { 0 };
 	uint16_t prp_seq[MAX_STREAMS] = { 0 };
 	int fd[2] = { -1, -1 }, ifx[2], c, nif;
-	int64_t start_sec, t_end, max_lag = 0;
+	int64_t start_sec, t_end, max_lag = 0, t_first = 0, t_last = 0;
 	uint64_t k = 0, total, bad_every = 0;
 	char *end;
 
@@ -318,6 +318,11 @@ int main(int argc, char **argv)
 			}
 			k++;
 		}
+		if (n) {
+			if (!t_first)
+				t_first = now;
+			t_last = now_tai();
+		}
 		/* split per socket: frames for LAN A are even positions when nif == 2 */
 		for (int l = 0; l < nif; l++) {
 			static struct mmsghdr m2[BATCH];
@@ -360,8 +365,8 @@ int main(int argc, char **argv)
 	(void)t_end;
 	printf("{\"frames_sent\": %" PRIu64 ", \"good_frames_sent\": %" PRIu64 ", \"samples_per_stream\": %" PRIu64
 	       ", \"streams\": %u, \"rate_per_stream\": %u, \"send_errors\": %" PRIu64 ", \"malformed_sent\": %" PRIu64
-	       ", \"max_lag_ns\": %" PRId64 ", \"expected_errors\": {",
-	       sent, sent - bad_sent, k, o.streams, o.rate, send_err, bad_sent, max_lag);
+	       ", \"max_lag_ns\": %" PRId64 ", \"elapsed_ns\": %" PRId64 ", \"expected_errors\": {",
+	       sent, sent - bad_sent, k, o.streams, o.rate, send_err, bad_sent, max_lag, t_last - t_first);
 	for (int e = 1, first = 1; e < SV_E__COUNT; e++)
 		if (expect[e]) {
 			printf("%s\"%s\": %" PRIu64, first ? "" : ", ", sv_codec_strerror(e), expect[e]);

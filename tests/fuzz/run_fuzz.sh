@@ -1,6 +1,8 @@
 #!/bin/sh
 # Runs one libFuzzer target briefly on a seed corpus made from the real captures (or the bundled one).
-# usage: run_fuzz.sh FUZZER SECONDS [CAPTURE...]
+# usage: run_fuzz.sh FUZZER SECONDS [SEED...]
+# A seed ending in .pcap gives one seed per frame; "svpub-record:SVPUB" makes a record file with svpub;
+# anything else is copied into the corpus as it is (configs, records).
 # Exit status: the fuzzer's (non-zero when it found a crash, a leak, UB or a broken property).
 set -eu
 fuzzer=$1
@@ -10,8 +12,20 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus"
 dir=$(dirname "$0")
-if [ "$#" -gt 0 ]; then
-	python3 "$dir/make_seeds.py" "$work/corpus" "$@"
+pcaps=""
+for s in "$@"; do
+	case "$s" in
+	*.pcap) pcaps="$pcaps $s" ;;
+	svpub-record:*)
+		svpub=${s#svpub-record:}
+		[ -x "$svpub" ] && "$svpub" -q -w "$work/seed.pcap" -d 0.01 -r "$work/corpus/seed.rec" >/dev/null 2>&1 ;;
+	*) [ -f "$s" ] && cp "$s" "$work/corpus/" ;;
+	esac
+done
+rm -f "$work/seed.pcap"
+if [ -n "$pcaps" ]; then
+	# shellcheck disable=SC2086
+	python3 "$dir/make_seeds.py" "$work/corpus" $pcaps
 fi
 rc=0
 # -rss_limit and -timeout catch runaway memory and loops; the property checks abort() on violations.

@@ -1,0 +1,1539 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * svreport's engine: k-way merge of record files by time, a join window of frames keyed by
+ * (stream, TAI second, smpCnt), per-hop aggregation when a frame leaves the window. See svreport.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sv_clock.h"
+#include "svreport.h"
+
+#define NSLOTS (2 + 4 * SVR_MAX_GUESTS)	/* T0, T1, then T2a..T4 of each guest */
+#define GSLOTS (SVR_MAX_GUESTS + 1)	/* guests + the shared slot (index SVR_MAX_GUESTS) */
+#define GSH SVR_MAX_GUESTS		/* shared guest slot */
+#define NPAIRS 21			/* a < b among the 7 points */
+#define ENT_PLACEHOLDER 1u		/* a frame nobody saw yet (gap in the sample sequence) */
+#define ENT_SKIPPED 2u			/* the publisher skipped it: never sent */
+
+struct jent {
+	uint64_t key;
+	int64_t base;			/* TAI ns of the first observation (or Ts for a placeholder) */
+	uint64_t seen;			/* bit per slot */
+	uint32_t flags;
+	int32_t off[NSLOTS];		/* observation - base */
+};
+
+struct fileio {
+	struct sv_record_reader *rd;
+	struct svr_file_info info;
+	int16_t smap[SV_REC_MAX_STREAMS];	/* local stream -> global, -1 */
+	bool eof, have;
+	struct sv_rec rec;
+	int64_t t;			/* time of rec (TAI ns) */
+	int64_t last_t;
+	int file_guest;			/* -2 unresolved, -1 none */
+	int16_t gcache[64];		/* event.guest -> guest index, -2 unresolved */
+};
+
+struct lastobs {
+	int64_t idx;			/* sample index of the last frame seen (INT64_MIN none) */
+	int64_t t;
+};
+
+struct svr {
+	struct svr_cfg cfg;
+	unsigned nfiles;
+	struct fileio *f[SVR_MAX_FILES];
+	unsigned nstreams;
+	struct svr_stream_info streams[SVR_MAX_STREAMS];
+	int64_t max_idx[SVR_MAX_STREAMS];	/* highest sample index joined so far, INT64_MIN none */
+	unsigned nguests;
+	char guests[SVR_MAX_GUESTS][64];
+	unsigned naliases;
+	char alias_from[32][64], alias_to[32][64];
+	FILE *csv;
+	bool csv_header;
+
+	/* join window: FIFO ring of entries + open-addressing hash of ring positions */
+	struct jent *ring;
+	uint64_t rcap, rhead, rn;
+	uint32_t *hash;			/* ring position + 1, 0 empty */
+	uint64_t hmask;
+	int64_t now;			/* merged time (TAI ns) */
+
+	uint64_t src_mask[NSLOTS];	/* files that produced events at each slot */
+	bool present[SVR_NPOINTS][GSLOTS];
+	struct svr_point_stats pts[SVR_NPOINTS][GSLOTS];
+	struct lastobs last[SVR_MAX_STREAMS][NSLOTS];
+	uint64_t (*lostafter)[SVR_NPOINTS][GSLOTS][SVR_MAX_STREAMS];
+	uint64_t (*missing)[SVR_NPOINTS][GSLOTS][SVR_MAX_STREAMS];
+
+	struct svr_series *ser[NPAIRS][GSLOTS][SVR_MAX_STREAMS + 1];
+	uint64_t exact_used;
+	struct svr_bin *bins[NPAIRS][GSLOTS];
+	uint64_t lostbins[GSLOTS][SVR_TIME_BINS];
+	bool bins_started;
+	int64_t bin_first;
+	uint32_t bin_width;
+
+	unsigned nlate;
+	struct svr_late late[SVR_MAX_LATE];
+	unsigned nholders;
+	struct svr_holder holders[SVR_MAX_HOLDERS];
+	unsigned ndrops;
+	struct svr_drop drops[SVR_MAX_DROPS];
+	struct svr_totals tot;
+	struct sv_stats tmp;		/* HIST decoding */
+	uint8_t budget_pairs[SVR_MAX_BUDGETS][2];
+	unsigned nbudget_pairs;
+};
+
+static int pair_idx(unsigned a, unsigned b)
+{
+	/* a < b < 7: index in row-major order of the strict upper triangle */
+	static const int8_t tab[7][7] = {
+		{-1, 0, 1, 2, 3, 4, 5}, {-1, -1, 6, 7, 8, 9, 10}, {-1, -1, -1, 11, 12, 13, 14},
+		{-1, -1, -1, -1, 15, 16, 17}, {-1, -1, -1, -1, -1, 18, 19}, {-1, -1, -1, -1, -1, -1, 20},
+		{-1, -1, -1, -1, -1, -1, -1},
+	};
+	if (a >= 7 || b >= 7)
+		return -1;
+	return tab[a][b];
+}
+
+static inline bool point_shared(unsigned p)
+{
+	return p <= SV_POINT_T1;
+}
+
+static inline int slot_of(unsigned p, int g)
+{
+	if (p == SV_POINT_T0)
+		return 0;
+	if (p == SV_POINT_T1)
+		return 1;
+	if (p >= SV_POINT_T2A && p <= SV_POINT_T4 && g >= 0 && g < SVR_MAX_GUESTS)
+		return 2 + g * 4 + (int)(p - SV_POINT_T2A);
+	return -1;
+}
+
+static inline int gslot(int guest)
+{
+	return guest < 0 ? GSH : guest;
+}
+
+void svr_cfg_defaults(struct svr_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->window_ns = 3 * SV_NSEC_PER_SEC;
+	c->max_frames = 4u << 20;
+	c->exact_limit = 32u << 20;
+	c->clock_tolerance_ns = 20 * SV_NSEC_PER_USEC;
+	c->max_late = SVR_MAX_LATE;
+}
+
+static uint64_t hash64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static int ring_alloc(struct svr *r, uint64_t cap)
+{
+	struct jent *ring = calloc(cap, sizeof(*ring));
+	uint32_t *hash = calloc(cap * 2, sizeof(*hash));
+
+	if (!ring || !hash) {
+		free(ring);
+		free(hash);
+		return -ENOMEM;
+	}
+	/* copy in FIFO order to positions 0..n-1 and rebuild the hash */
+	for (uint64_t i = 0; i < r->rn; i++) {
+		const struct jent *e = &r->ring[(r->rhead + i) & (r->rcap - 1)];
+		uint64_t h = hash64(e->key) & (cap * 2 - 1);
+
+		ring[i] = *e;
+		while (hash[h])
+			h = (h + 1) & (cap * 2 - 1);
+		hash[h] = (uint32_t)(i + 1);
+	}
+	free(r->ring);
+	free(r->hash);
+	r->ring = ring;
+	r->hash = hash;
+	r->rcap = cap;
+	r->hmask = cap * 2 - 1;
+	r->rhead = 0;
+	return 0;
+}
+
+int svr_create(struct svr **out, const struct svr_cfg *cfg)
+{
+	struct svr *r = calloc(1, sizeof(*r));
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	if (cfg)
+		r->cfg = *cfg;
+	else
+		svr_cfg_defaults(&r->cfg);
+	if (r->cfg.max_late > SVR_MAX_LATE)
+		r->cfg.max_late = SVR_MAX_LATE;
+	if (r->cfg.max_frames < 1024)
+		r->cfg.max_frames = 1024;
+	r->lostafter = calloc(1, sizeof(*r->lostafter));
+	r->missing = calloc(1, sizeof(*r->missing));
+	if (!r->lostafter || !r->missing || ring_alloc(r, 4096)) {
+		svr_destroy(r);
+		return -ENOMEM;
+	}
+	for (unsigned s = 0; s < SVR_MAX_STREAMS; s++) {
+		r->max_idx[s] = INT64_MIN;
+		for (unsigned k = 0; k < NSLOTS; k++)
+			r->last[s][k].idx = INT64_MIN;
+	}
+	r->bin_width = 1;
+	*out = r;
+	return 0;
+}
+
+static void series_free(struct svr_series *s)
+{
+	if (!s)
+		return;
+	free(s->hist);
+	free(s->vals);
+	free(s->sum_hist);
+	free(s);
+}
+
+void svr_destroy(struct svr *r)
+{
+	if (!r)
+		return;
+	for (unsigned i = 0; i < r->nfiles; i++) {
+		if (r->f[i]->rd)
+			sv_record_reader_close(r->f[i]->rd);
+		free(r->f[i]);
+	}
+	for (unsigned p = 0; p < NPAIRS; p++)
+		for (unsigned g = 0; g < GSLOTS; g++) {
+			for (unsigned s = 0; s <= SVR_MAX_STREAMS; s++)
+				series_free(r->ser[p][g][s]);
+			free(r->bins[p][g]);
+		}
+	for (unsigned p = 0; p < SVR_NPOINTS; p++)
+		for (unsigned g = 0; g < GSLOTS; g++)
+			free(r->pts[p][g].pacing);
+	free(r->lostafter);
+	free(r->missing);
+	free(r->ring);
+	free(r->hash);
+	free(r);
+}
+
+int svr_add_alias(struct svr *r, const char *from, const char *to)
+{
+	if (r->naliases >= 32 || strlen(from) >= 64 || strlen(to) >= 64 || !*from || !*to)
+		return -EINVAL;
+	snprintf(r->alias_from[r->naliases], 64, "%s", from);
+	snprintf(r->alias_to[r->naliases], 64, "%s", to);
+	r->naliases++;
+	return 0;
+}
+
+void svr_set_csv(struct svr *r, FILE *csv)
+{
+	r->csv = csv;
+}
+
+/* Guest index of @name (after aliases), created on first use; -1 when the table is full. */
+static int guest_idx(struct svr *r, const char *name)
+{
+	for (unsigned i = 0; i < r->naliases; i++)
+		if (!strcmp(name, r->alias_from[i])) {
+			name = r->alias_to[i];
+			break;
+		}
+	for (unsigned g = 0; g < r->nguests; g++)
+		if (!strcmp(r->guests[g], name))
+			return (int)g;
+	if (r->nguests >= SVR_MAX_GUESTS)
+		return -1;
+	snprintf(r->guests[r->nguests], sizeof(r->guests[0]), "%s", name);
+	return (int)r->nguests++;
+}
+
+static int file_guest(struct svr *r, struct fileio *f, unsigned ev_guest)
+{
+	const char *name;
+	char buf[32];
+	int g;
+
+	if (f->info.guest[0] || ev_guest == SV_REC_GUEST_NONE) {
+		if (f->file_guest == -2)
+			f->file_guest = guest_idx(r, f->info.guest[0] ? f->info.guest : f->info.host);
+		return f->file_guest;
+	}
+	if (ev_guest < 64 && f->gcache[ev_guest] != -2)
+		return f->gcache[ev_guest];
+	name = sv_record_reader_name(f->rd, SV_REC_NAME_GUEST, ev_guest, 0);
+	if (!name) {
+		snprintf(buf, sizeof(buf), "guest%u", ev_guest);
+		name = buf;
+	}
+	g = guest_idx(r, name);
+	if (ev_guest < 64)
+		f->gcache[ev_guest] = (int16_t)g;
+	return g;
+}
+
+int svr_add_file(struct svr *r, const char *path, const char *guest)
+{
+	const struct sv_rec_file_header *h;
+	struct fileio *f;
+	int err;
+
+	if (r->nfiles >= SVR_MAX_FILES)
+		return -E2BIG;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	r->f[r->nfiles++] = f;
+	snprintf(f->info.path, sizeof(f->info.path), "%s", path);
+	if (guest)
+		snprintf(f->info.guest, sizeof(f->info.guest), "%s", guest);
+	memset(f->smap, 0xff, sizeof(f->smap));
+	for (unsigned i = 0; i < 64; i++)
+		f->gcache[i] = -2;
+	f->file_guest = -2;
+	f->last_t = INT64_MIN;
+	err = sv_record_reader_open(&f->rd, path);
+	if (err) {
+		if (f->rd) {
+			sv_record_reader_strerror(f->rd, f->info.errmsg, sizeof(f->info.errmsg));
+			sv_record_reader_close(f->rd);
+			f->rd = NULL;
+		} else {
+			snprintf(f->info.errmsg, sizeof(f->info.errmsg), "%s: %s", path, strerror(-err));
+		}
+		f->info.err = err;
+		f->eof = true;
+		return err;
+	}
+	h = sv_record_reader_header(f->rd);
+	snprintf(f->info.tool, sizeof(f->info.tool), "%.15s", h->tool);
+	snprintf(f->info.host, sizeof(f->info.host), "%.63s", h->host);
+	f->info.clock = (enum sv_clock_id)h->clock;
+	f->info.to_tai = h->clock == SV_CLOCK_TAI || (h->flags & SV_REC_FH_TO_TAI);
+	f->info.sync = h->sync;
+	f->info.tai_unset = h->sync.tai_unset || (h->flags & SV_REC_FH_TAI_UNSET);
+	f->info.sync_ok = !h->sync.unsync && !f->info.tai_unset && h->sync.state != 5 &&
+			  !(h->flags & SV_REC_FH_UNSYNC);
+	f->info.start_tai_ns = h->start_ns;
+	if (h->clock != SV_CLOCK_TAI && (h->flags & SV_REC_FH_TO_TAI))
+		f->info.start_tai_ns = h->start_ns + h->to_tai_ns;
+	f->info.end_tai_ns = INT64_MAX;
+	return 0;
+}
+
+static int64_t to_tai(const struct fileio *f, int64_t t)
+{
+	int64_t out;
+
+	if (f->info.clock == SV_CLOCK_TAI)
+		return t;
+	if (sv_record_reader_to_tai(f->rd, t, &out))
+		return out;
+	return t;	/* not convertible: the clock check reports it */
+}
+
+/* Global stream of a STREAM record (by svID), learning its rate and ASDUs from whoever knows them. */
+static void define_stream(struct svr *r, struct fileio *f, const struct sv_rec_stream *s)
+{
+	unsigned gidx;
+
+	for (gidx = 0; gidx < r->nstreams; gidx++)
+		if (!strcmp(r->streams[gidx].svid, s->svid))
+			break;
+	if (gidx == r->nstreams) {
+		if (r->nstreams >= SVR_MAX_STREAMS)
+			return;	/* its events count as not joinable */
+		snprintf(r->streams[gidx].svid, sizeof(r->streams[0].svid), "%s", s->svid);
+		r->streams[gidx].appid = s->appid;
+		r->nstreams++;
+	}
+	/* rate 0 means unknown (svtrace); smp_wrap is the rate of a synchronised stream */
+	if (s->sample_rate && !r->streams[gidx].rate)
+		r->streams[gidx].rate = s->sample_rate;
+	if (s->asdus && !r->streams[gidx].asdus)
+		r->streams[gidx].asdus = s->asdus;
+	if (s->stream < SV_REC_MAX_STREAMS)
+		f->smap[s->stream] = (int16_t)gidx;
+}
+
+static inline int64_t sample_idx(const struct svr_stream_info *st, uint32_t sec, uint16_t smp)
+{
+	return st->rate ? (int64_t)sec * st->rate + smp : ((int64_t)sec << 16) + smp;
+}
+
+static inline uint64_t make_key(unsigned gs, uint32_t sec, uint16_t smp)
+{
+	return ((uint64_t)(gs + 1) << 48) | ((uint64_t)sec << 16) | smp;
+}
+
+/* ---- time bins ---- */
+
+static void bins_fold(struct svr *r)
+{
+	for (unsigned p = 0; p < NPAIRS; p++)
+		for (unsigned g = 0; g < GSLOTS; g++) {
+			struct svr_bin *b = r->bins[p][g];
+
+			if (!b)
+				continue;
+			for (unsigned i = 0; i < SVR_TIME_BINS / 2; i++) {
+				struct svr_bin m = b[2 * i];
+				const struct svr_bin *o = &b[2 * i + 1];
+
+				m.count += o->count;
+				m.lost += o->lost;
+				if (o->count && (o->min < m.min || !b[2 * i].count))
+					m.min = o->min;
+				if (o->count && (o->max > m.max || !b[2 * i].count))
+					m.max = o->max;
+				m.sum += o->sum;
+				for (unsigned k = 0; k < SVR_COARSE_BINS; k++)
+					m.coarse[k] += o->coarse[k];
+				b[i] = m;
+			}
+			memset(&b[SVR_TIME_BINS / 2], 0, sizeof(*b) * (SVR_TIME_BINS / 2));
+		}
+	for (unsigned g = 0; g < GSLOTS; g++) {
+		for (unsigned i = 0; i < SVR_TIME_BINS / 2; i++)
+			r->lostbins[g][i] = r->lostbins[g][2 * i] + r->lostbins[g][2 * i + 1];
+		memset(&r->lostbins[g][SVR_TIME_BINS / 2], 0, sizeof(uint64_t) * (SVR_TIME_BINS / 2));
+	}
+	r->bin_width *= 2;
+}
+
+static unsigned bin_of(struct svr *r, int64_t sec)
+{
+	if (!r->bins_started) {
+		r->bins_started = true;
+		r->bin_first = sec;
+	}
+	if (sec < r->bin_first)
+		return 0;
+	while ((uint64_t)(sec - r->bin_first) / r->bin_width >= SVR_TIME_BINS)
+		bins_fold(r);
+	return (unsigned)((sec - r->bin_first) / r->bin_width);
+}
+
+static unsigned coarse_of(int64_t v)
+{
+	int64_t us = v / 1000;
+	unsigned i;
+
+	if (us < 1)
+		return 0;
+	/* 2 bins per octave from 1 us */
+	i = 1 + 2 * (63u - (unsigned)__builtin_clzll((uint64_t)us));
+	if ((uint64_t)us >= (UINT64_C(3) << (62 - __builtin_clzll((uint64_t)us))) && us >= 2)
+		i++;
+	return i < SVR_COARSE_BINS ? i : SVR_COARSE_BINS - 1;
+}
+
+/* ---- series ---- */
+
+static struct svr_series *series_get(struct svr *r, int pi, unsigned gsl, int stream)
+{
+	struct svr_series **sp = &r->ser[pi][gsl][stream + 1];
+
+	if (!*sp)
+		*sp = calloc(1, sizeof(**sp));
+	return *sp;
+}
+
+static void series_add(struct svr *r, struct svr_series *s, int64_t v, bool exact)
+{
+	if (!s->hist) {
+		s->hist = malloc(sizeof(*s->hist));
+		if (!s->hist)
+			return;
+		sv_stats_init(s->hist);
+	}
+	sv_stats_add(s->hist, v);
+	if (!exact || s->inexact)
+		return;
+	if (v > INT32_MAX || v < INT32_MIN) {
+		s->overflow = s->inexact = true;
+		goto drop;
+	}
+	if (s->nvals == s->capvals) {
+		uint64_t nc = s->capvals ? s->capvals * 2 : 4096;
+		int32_t *nv;
+
+		if (r->exact_used + (nc - s->capvals) > r->cfg.exact_limit) {
+			s->inexact = true;
+			goto drop;
+		}
+		nv = realloc(s->vals, nc * sizeof(*nv));
+		if (!nv) {
+			s->inexact = true;
+			goto drop;
+		}
+		r->exact_used += nc - s->capvals;
+		s->vals = nv;
+		s->capvals = nc;
+	}
+	s->vals[s->nvals++] = (int32_t)v;
+	return;
+drop:
+	r->tot.exact_dropped++;
+	r->exact_used -= s->capvals;
+	free(s->vals);
+	s->vals = NULL;
+	s->nvals = s->capvals = 0;
+}
+
+/* Whether (a, b) is a pair svreport keeps for this frame (bounded work and memory per frame). */
+static bool pair_tracked(struct svr *r, unsigned a, unsigned b, const bool *v, unsigned first, unsigned last)
+{
+	unsigned k;
+
+	/* consecutive in this frame's chain */
+	for (k = a + 1; k < b && !v[k]; k++)
+		;
+	if (k == b)
+		return true;
+	if ((a == first && b == last) || (a == SV_POINT_T0 && b == last) ||
+	    (a == SV_POINT_T1 && b == SV_POINT_T2B) || (a == SV_POINT_T0 && b == SV_POINT_T4) ||
+	    (a == SV_POINT_TS && b == SV_POINT_T4))
+		return true;
+	for (k = 0; k < r->nbudget_pairs; k++)
+		if (r->budget_pairs[k][0] == a && r->budget_pairs[k][1] == b)
+			return true;
+	return false;
+}
+
+static void hop_add(struct svr *r, unsigned a, unsigned b, int guest, unsigned gs, int64_t lat, unsigned bin)
+{
+	int pi = pair_idx(a, b);
+	unsigned gsl = gslot(guest);
+	struct svr_series *all, *one;
+	struct svr_bin *bn;
+
+	if (pi < 0)
+		return;
+	all = series_get(r, pi, gsl, -1);
+	one = series_get(r, pi, gsl, (int)gs);
+	if (!all || !one)
+		return;
+	series_add(r, all, lat, true);
+	series_add(r, one, lat, false);
+	if (lat < -r->cfg.clock_tolerance_ns)
+		r->tot.negative++;
+	if (lat >= SV_NSEC_PER_SEC)
+		r->tot.beyond_second++;
+	if (!r->bins[pi][gsl])
+		r->bins[pi][gsl] = calloc(SVR_TIME_BINS, sizeof(struct svr_bin));
+	bn = r->bins[pi][gsl];
+	if (!bn)
+		return;
+	bn += bin;
+	if (!bn->count || lat < bn->min)
+		bn->min = lat;
+	if (!bn->count || lat > bn->max)
+		bn->max = lat;
+	bn->count++;
+	bn->sum += (double)lat;
+	bn->coarse[coarse_of(lat < 0 ? 0 : lat)]++;
+}
+
+/* Is some file that produced events at @slot recording at time @t? */
+static bool covered(struct svr *r, int slot, int64_t t)
+{
+	uint64_t m = r->src_mask[slot];
+
+	while (m) {
+		unsigned i = (unsigned)__builtin_ctzll(m);
+		const struct fileio *f = r->f[i];
+
+		m &= m - 1;
+		if (t >= f->info.start_tai_ns && t <= f->info.end_tai_ns)
+			return true;
+	}
+	return false;
+}
+
+/* ---- a frame leaves the window: its hops are counted ---- */
+
+static void finalize(struct svr *r, const struct jent *e)
+{
+	unsigned gs = (unsigned)(e->key >> 48) - 1;
+	uint32_t sec = (uint32_t)(e->key >> 16);
+	uint16_t smp = (uint16_t)e->key;
+	const struct svr_stream_info *st = &r->streams[gs];
+	bool has_ts = st->rate && smp < st->rate;
+	int64_t t[SVR_NPOINTS];
+	bool v[SVR_NPOINTS];
+	unsigned bin, first, last, k;
+
+	if (e->flags & ENT_SKIPPED) {
+		r->tot.skipped++;
+		return;
+	}
+	r->tot.frames++;
+	bin = bin_of(r, sec);
+	memset(v, 0, sizeof(v));
+	if (has_ts) {
+		t[SV_POINT_TS] = sv_sample_time_ns(sec, smp, st->rate);
+		v[SV_POINT_TS] = true;
+	}
+	for (k = 0; k < 2; k++)
+		if (e->seen & (1ull << k)) {
+			t[SV_POINT_T0 + k] = e->base + e->off[k];
+			v[SV_POINT_T0 + k] = true;
+		}
+
+	/* shared hops (both ends in Ts, T0, T1) once per frame */
+	first = SVR_NPOINTS;
+	last = SVR_NPOINTS;
+	for (k = 0; k <= SV_POINT_T1; k++)
+		if (v[k]) {
+			if (first == SVR_NPOINTS)
+				first = k;
+			last = k;
+		}
+	for (unsigned a = 0; a <= SV_POINT_T1; a++)
+		for (unsigned b = a + 1; b <= SV_POINT_T1; b++)
+			if (v[a] && v[b] && pair_tracked(r, a, b, v, first, last))
+				hop_add(r, a, b, SVR_GUEST_SHARED, gs, t[b] - t[a], bin);
+	/* shared loss: the last shared point seen, and no later point (any guest) seen though one was
+	 * recording at the time */
+	if (last != SVR_NPOINTS) {
+		uint64_t later = last == SV_POINT_TS ? ~0ull : last == SV_POINT_T0 ? ~1ull : ~3ull;
+		int s0 = last == SV_POINT_TS ? 0 : last == SV_POINT_T0 ? 1 : 2;
+		bool cov = false;
+
+		if (!(e->seen & later)) {
+			for (int s = s0; s < NSLOTS && !cov; s++)
+				cov = covered(r, s, has_ts ? t[SV_POINT_TS] : e->base);
+			if (cov) {
+				(*r->lostafter)[last][GSH][gs]++;
+				r->lostbins[GSH][bin]++;
+			}
+		}
+	}
+
+	for (unsigned g = 0; g < r->nguests; g++) {
+		bool vg[SVR_NPOINTS];
+		int64_t tref;
+
+		memcpy(vg, v, sizeof(vg));
+		for (k = 0; k < 4; k++) {
+			int s = 2 + (int)g * 4 + (int)k;
+
+			vg[SV_POINT_T2A + k] = e->seen & (1ull << s);
+			if (vg[SV_POINT_T2A + k])
+				t[SV_POINT_T2A + k] = e->base + e->off[s];
+		}
+		first = last = SVR_NPOINTS;
+		for (k = 0; k < SVR_NPOINTS; k++)
+			if (vg[k]) {
+				if (first == SVR_NPOINTS)
+					first = k;
+				last = k;
+			}
+		if (first == SVR_NPOINTS)
+			continue;
+		for (unsigned b = SV_POINT_T2A; b < SVR_NPOINTS; b++) {
+			if (!vg[b])
+				continue;
+			for (unsigned a = 0; a < b; a++)
+				if (vg[a] && pair_tracked(r, a, b, vg, first, last))
+					hop_add(r, a, b, (int)g, gs, t[b] - t[a], bin);
+		}
+		tref = t[first];
+		/* lost: nothing after `last` for this guest although a later point was recording */
+		if (last < SV_POINT_T4) {
+			bool cov = false;
+
+			for (unsigned p = last + 1; p < SVR_NPOINTS && !cov; p++) {
+				int s = slot_of(p, (int)g);
+
+				cov = s >= 0 && covered(r, s, tref);
+			}
+			if (cov) {
+				(*r->lostafter)[last][g][gs]++;
+				r->lostbins[g][bin]++;
+				if (r->bins_started) {
+					int pi = pair_idx(last, SV_POINT_T4);
+
+					if (pi >= 0 && r->bins[pi][g])
+						r->bins[pi][g][bin].lost++;
+				}
+			}
+		}
+		/* missing: a point between two seen ones, recording, without a record of this frame */
+		for (unsigned p = first + 1; p < last; p++) {
+			int s = slot_of(p, (int)g);
+
+			if (!vg[p] && s >= 0 && covered(r, s, tref)) {
+				(*r->missing)[p][point_shared(p) ? GSH : g][gs]++;
+				r->pts[p][point_shared(p) ? GSH : g].missing++;
+			}
+		}
+	}
+}
+
+static void evict_head(struct svr *r)
+{
+	struct jent *e = &r->ring[r->rhead];
+	uint64_t i = hash64(e->key) & r->hmask, j;
+
+	while (r->hash[i] && r->hash[i] - 1 != r->rhead)
+		i = (i + 1) & r->hmask;
+	finalize(r, e);
+	/* backward-shift deletion keeps linear probing correct without tombstones */
+	r->hash[i] = 0;
+	j = i;
+	for (;;) {
+		uint64_t k;
+
+		j = (j + 1) & r->hmask;
+		if (!r->hash[j])
+			break;
+		k = hash64(r->ring[r->hash[j] - 1].key) & r->hmask;
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		r->hash[i] = r->hash[j];
+		r->hash[j] = 0;
+		i = j;
+	}
+	r->rhead = (r->rhead + 1) & (r->rcap - 1);
+	r->rn--;
+}
+
+static void evict(struct svr *r, bool all)
+{
+	while (r->rn && (all || r->ring[r->rhead].base < r->now - r->cfg.window_ns))
+		evict_head(r);
+}
+
+static struct jent *lookup(struct svr *r, uint64_t key)
+{
+	uint64_t i = hash64(key) & r->hmask;
+
+	while (r->hash[i]) {
+		struct jent *e = &r->ring[r->hash[i] - 1];
+
+		if (e->key == key)
+			return e;
+		i = (i + 1) & r->hmask;
+	}
+	return NULL;
+}
+
+static struct jent *insert(struct svr *r, uint64_t key, int64_t base)
+{
+	uint64_t pos, i;
+	struct jent *e;
+
+	if (r->rn == r->rcap) {
+		if (r->rcap * 2 <= r->cfg.max_frames && r->rcap < (1u << 30) && !ring_alloc(r, r->rcap * 2)) {
+			/* grown */
+		} else {
+			r->tot.window_full++;
+			evict_head(r);
+		}
+	}
+	pos = (r->rhead + r->rn) & (r->rcap - 1);
+	e = &r->ring[pos];
+	memset(e, 0, sizeof(*e));
+	e->key = key;
+	e->base = base;
+	i = hash64(key) & r->hmask;
+	while (r->hash[i])
+		i = (i + 1) & r->hmask;
+	r->hash[i] = (uint32_t)(pos + 1);
+	r->rn++;
+	return e;
+}
+
+/* ---- records ---- */
+
+static void on_event(struct svr *r, unsigned fi, struct fileio *f, const struct sv_rec_event *ev)
+{
+	unsigned p = ev->point;
+	int gs, guest = -1, slot;
+	const struct svr_stream_info *st;
+	uint32_t sec = ev->tai_sec;
+	int64_t t = to_tai(f, ev->t_ns), idx, ref;
+	struct lastobs *lo;
+	struct jent *e;
+	uint64_t key;
+
+	r->tot.events++;
+	f->info.events++;
+	if (ev->asdu != 0) {
+		r->tot.later_asdus++;
+		return;
+	}
+	if (p == SV_POINT_TS || p >= SVR_NPOINTS)
+		return;	/* Ts is computed from the key, never recorded */
+	if (ev->stream >= SV_REC_MAX_STREAMS || f->smap[ev->stream] < 0 || !sec ||
+	    (ev->flags & SV_REC_F_NOT_SYNCED)) {
+		r->tot.not_joinable++;
+		return;
+	}
+	gs = f->smap[ev->stream];
+	st = &r->streams[gs];
+	if (!point_shared(p)) {
+		guest = file_guest(r, f, ev->guest);
+		if (guest < 0) {
+			r->tot.too_many_guests++;
+			return;
+		}
+	}
+	slot = slot_of(p, guest);
+	if (slot < 0)
+		return;
+	/* A tool may stamp tai_sec from the event's own time (svtrace does): a frame of the end of second S
+	 * seen just after S+1 began then carries S+1. Re-derive the sample's second from the time when
+	 * the recorded one is inconsistent with it (latency outside [-5 ms, 995 ms)). */
+	if (st->rate && ev->smp_cnt < st->rate) {
+		int64_t lat = t - sv_sample_time_ns(sec, ev->smp_cnt, st->rate);
+		struct sv_sample_time sa;
+
+		if ((lat < -SV_SAMPLE_AHEAD_NS_DEFAULT || lat >= SV_NSEC_PER_SEC - SV_SAMPLE_AHEAD_NS_DEFAULT) &&
+		    lat > -2 * SV_NSEC_PER_SEC && lat < 2 * SV_NSEC_PER_SEC &&
+		    !sv_sample_align(t, ev->smp_cnt, st->rate, SV_SAMPLE_AHEAD_NS_DEFAULT, &sa) && sa.tai_sec > 0) {
+			sec = (uint32_t)sa.tai_sec;
+			r->tot.realigned++;
+		}
+	}
+	r->src_mask[slot] |= 1ull << fi;
+	r->present[p][gslot(guest)] = true;
+	if (ev->flags & SV_REC_F_DROPPED) {
+		r->pts[p][gslot(guest)].dropped++;
+		if (!(ev->flags & SV_REC_F_SKIPPED))
+			return;
+	}
+	key = make_key((unsigned)gs, sec, ev->smp_cnt);
+	idx = sample_idx(st, sec, ev->smp_cnt);
+	e = lookup(r, key);
+	if (!e) {
+		unsigned step = st->asdus ? st->asdus : 1;
+		int64_t max = r->max_idx[gs];
+
+		ref = st->rate && ev->smp_cnt < st->rate ? sv_sample_time_ns(sec, ev->smp_cnt, st->rate) : t;
+		if (ref < r->now - r->cfg.window_ns && t < r->now - r->cfg.window_ns) {
+			r->tot.too_late++;
+			return;
+		}
+		/* frames nobody saw between the highest joined one and this one: placeholders, so that a
+		 * gap is counted as loss exactly and a late (reordered) arrival fills it */
+		if (st->rate && max != INT64_MIN && idx > max + step) {
+			uint64_t n = (uint64_t)(idx - max) / step - 1;
+			uint64_t limit = (uint64_t)(r->cfg.window_ns / SV_NSEC_PER_MSEC) * st->rate / 1000 / step;
+
+			if (n > limit) {
+				r->tot.outage_lost += n;
+				for (unsigned g = 0; g <= GSH; g++)
+					(*r->lostafter)[SV_POINT_TS][g][gs] += n;
+			} else {
+				for (int64_t k = max + step; k < idx; k += step) {
+					uint32_t ks = (uint32_t)(k / st->rate), kc = (uint32_t)(k % st->rate);
+					struct jent *ph;
+
+					if (lookup(r, make_key((unsigned)gs, ks, (uint16_t)kc)))
+						continue;
+					ph = insert(r, make_key((unsigned)gs, ks, (uint16_t)kc),
+						    sv_sample_time_ns(ks, kc, st->rate));
+					ph->flags = ENT_PLACEHOLDER;
+				}
+			}
+		}
+		e = insert(r, key, t);
+	}
+	if (idx > r->max_idx[gs])
+		r->max_idx[gs] = idx;
+	if (ev->flags & SV_REC_F_SKIPPED) {
+		e->flags |= ENT_SKIPPED;
+		return;
+	}
+	if (e->seen & (1ull << slot)) {
+		r->pts[p][gslot(guest)].duplicates++;
+		return;
+	}
+	if (t - e->base > INT32_MAX || t - e->base < INT32_MIN) {
+		r->tot.beyond_second++;
+		return;
+	}
+	e->seen |= 1ull << slot;
+	e->off[slot] = (int32_t)(t - e->base);
+	r->pts[p][gslot(guest)].frames++;
+
+	/* order and pacing, per (stream, point, guest) in arrival order */
+	lo = &r->last[gs][slot];
+	if (lo->idx != INT64_MIN && idx < lo->idx) {
+		r->pts[p][gslot(guest)].reordered++;
+		return;
+	}
+	if (lo->idx != INT64_MIN && idx == lo->idx + (st->asdus ? st->asdus : 1)) {
+		struct svr_point_stats *ps = &r->pts[p][gslot(guest)];
+
+		if (!ps->pacing) {
+			ps->pacing = malloc(sizeof(*ps->pacing));
+			if (ps->pacing)
+				sv_stats_init(ps->pacing);
+		}
+		if (ps->pacing)
+			sv_stats_add(ps->pacing, t - lo->t);
+		if (st->rate && !ps->nominal_ns)
+			ps->nominal_ns = SV_NSEC_PER_SEC * (st->asdus ? st->asdus : 1) / st->rate;
+	}
+	lo->idx = idx;
+	lo->t = t;
+}
+
+static void on_summary(struct svr *r, struct fileio *f, unsigned point, unsigned from, unsigned stream,
+		       unsigned ev_guest, const struct sv_rec_summary *sum, const uint8_t *hist, size_t hlen)
+{
+	int gs, guest = -1, pi;
+	struct svr_series *ser[2];
+
+	if (from == SV_POINT_NONE || from >= point || point >= SVR_NPOINTS)
+		return;
+	if (stream >= SV_REC_MAX_STREAMS || f->smap[stream] < 0)
+		return;
+	gs = f->smap[stream];
+	if (!point_shared(point)) {
+		guest = file_guest(r, f, ev_guest);
+		if (guest < 0)
+			return;
+	}
+	pi = pair_idx(from, point);
+	ser[0] = series_get(r, pi, gslot(guest), -1);
+	ser[1] = series_get(r, pi, gslot(guest), gs);
+	if (!ser[0] || !ser[1])
+		return;
+	r->present[from][point_shared(from) ? GSH : gslot(guest)] = true;
+	r->present[point][gslot(guest)] = true;
+	for (unsigned i = 0; i < 2; i++) {
+		struct svr_series *s = ser[i];
+
+		if (sum) {
+			struct sv_counters c = {
+				.frames = sum->frames, .samples = sum->samples, .lost = sum->lost,
+				.duplicate = sum->duplicate, .reordered = sum->reordered, .late = sum->late,
+				.dropped = sum->dropped, .errors = sum->errors,
+			};
+			struct sv_stats_summary *b = &s->sum_bound;
+
+			sv_counters_add(&s->sum_cnt, &c);
+			s->sum_records++;
+			if (sum->count) {
+				if (!b->count || sum->min < b->min)
+					b->min = sum->min;
+				if (!b->count || sum->max > b->max)
+					b->max = sum->max;
+#define UPB(k) if (!b->count || sum->k + sum->k##_err > b->k) b->k = sum->k + sum->k##_err
+				UPB(p50);
+				UPB(p99);
+				UPB(p999);
+				UPB(p9999);
+#undef UPB
+				b->count += sum->count;
+				s->sum_count += sum->count;
+			}
+		} else if (hist) {
+			if (!s->sum_hist) {
+				s->sum_hist = malloc(sizeof(*s->sum_hist));
+				if (!s->sum_hist)
+					return;
+				sv_stats_init(s->sum_hist);
+			}
+			if (i == 0 && sv_stats_deserialize(&r->tmp, hist, hlen))
+				return;
+			sv_stats_merge(s->sum_hist, &r->tmp);
+			s->hist_records++;
+		}
+	}
+}
+
+static void on_thread(struct svr *r, struct fileio *f, const struct sv_rec_thread *t)
+{
+	struct svr_late l;
+	unsigned i;
+
+	r->tot.threads++;
+	memset(&l, 0, sizeof(l));
+	l.stream = t->stream < SV_REC_MAX_STREAMS && f->smap[t->stream] >= 0 ? (uint32_t)f->smap[t->stream]
+									    : UINT32_MAX;
+	l.tai_sec = t->tai_sec;
+	l.smp_cnt = t->smp_cnt;
+	l.point = t->point;
+	l.guest = (int16_t)(t->guest == SV_REC_GUEST_NONE ? -1 : file_guest(r, f, t->guest));
+	l.wait_ns = t->wait_ns;
+	l.holder_run_ns = t->holder_run_ns;
+	l.feeder_tid = t->feeder_tid;
+	l.holder_pid = t->holder_pid;
+	l.holder_policy = t->holder_policy;
+	l.holder_prio = t->holder_prio;
+	l.cause = t->cause;
+	memcpy(l.feeder_comm, t->feeder_comm, 16);
+	memcpy(l.holder_comm, t->holder_comm, 16);
+	l.feeder_comm[15] = l.holder_comm[15] = 0;
+
+	/* worst first, bounded */
+	if (r->nlate < r->cfg.max_late || (r->nlate && l.wait_ns > r->late[r->nlate - 1].wait_ns)) {
+		if (r->nlate < r->cfg.max_late)
+			r->nlate++;
+		for (i = r->nlate - 1; i > 0 && r->late[i - 1].wait_ns < l.wait_ns; i--)
+			r->late[i] = r->late[i - 1];
+		r->late[i] = l;
+	}
+	for (i = 0; i < r->nholders; i++)
+		if (!strcmp(r->holders[i].comm, l.holder_comm) && r->holders[i].policy == l.holder_policy)
+			break;
+	if (i == r->nholders) {
+		if (r->nholders >= SVR_MAX_HOLDERS)
+			return;
+		r->nholders++;
+		memset(&r->holders[i], 0, sizeof(r->holders[i]));
+		memcpy(r->holders[i].comm, l.holder_comm, 16);
+		r->holders[i].policy = l.holder_policy;
+		r->holders[i].prio = l.holder_prio;
+	}
+	r->holders[i].count++;
+	r->holders[i].total_ns += l.wait_ns;
+	if (l.wait_ns > r->holders[i].max_ns)
+		r->holders[i].max_ns = l.wait_ns;
+}
+
+static void on_drop(struct svr *r, struct fileio *f, const struct sv_rec_drop *d)
+{
+	int guest = d->guest == SV_REC_GUEST_NONE || point_shared(d->point) ? -1 : file_guest(r, f, d->guest);
+	unsigned i;
+
+	r->tot.drops++;
+	if (d->point < SVR_NPOINTS)
+		r->pts[d->point][gslot(guest)].dropped++;
+	for (i = 0; i < r->ndrops; i++)
+		if (r->drops[i].point == d->point && r->drops[i].guest == guest && r->drops[i].reason == d->reason)
+			break;
+	if (i == r->ndrops) {
+		if (r->ndrops >= SVR_MAX_DROPS)
+			return;
+		r->ndrops++;
+		r->drops[i].point = d->point;
+		r->drops[i].guest = (int16_t)guest;
+		r->drops[i].reason = d->reason;
+		snprintf(r->drops[i].name, sizeof(r->drops[i].name), "%.31s", d->reason_name);
+	}
+	r->drops[i].count++;
+}
+
+/* Reads @f up to its next timed record (STREAM/NAME are applied on the way). */
+static void advance(struct svr *r, struct fileio *f)
+{
+	int ret;
+
+	f->have = false;
+	while (!f->eof) {
+		ret = sv_record_reader_next(f->rd, &f->rec);
+		if (ret <= 0) {
+			f->eof = true;
+			if (ret < 0) {
+				f->info.err = ret;
+				sv_record_reader_strerror(f->rd, f->info.errmsg, sizeof(f->info.errmsg));
+			}
+			f->info.clean_end = sv_record_reader_clean_end(f->rd);
+			if (f->info.end_tai_ns == INT64_MAX)
+				f->info.end_tai_ns = f->last_t == INT64_MIN ? f->info.start_tai_ns : f->last_t;
+			return;
+		}
+		f->info.records++;
+		switch (f->rec.kind) {
+		case SV_REC_STREAM:
+			define_stream(r, f, &f->rec.u.stream);
+			continue;
+		case SV_REC_NAME:
+			continue;
+		case SV_REC_EVENT:
+			f->t = to_tai(f, f->rec.u.event.t_ns);
+			break;
+		case SV_REC_DROP:
+			f->t = to_tai(f, f->rec.u.drop.t_ns);
+			break;
+		case SV_REC_THREAD:
+			f->t = to_tai(f, f->rec.u.thread.t_ns);
+			break;
+		case SV_REC_SYNC:
+			f->t = to_tai(f, f->rec.u.sync.t_ns);
+			break;
+		case SV_REC_END:
+			f->t = to_tai(f, f->rec.u.end.t_ns);
+			break;
+		case SV_REC_SUMMARY:
+			f->t = ((int64_t)f->rec.u.summary.tai_sec + 1) * SV_NSEC_PER_SEC;
+			break;
+		case SV_REC_HIST:
+			f->t = ((int64_t)f->rec.u.hist.tai_sec + 1) * SV_NSEC_PER_SEC;
+			break;
+		default:
+			continue;
+		}
+		f->have = true;
+		return;
+	}
+}
+
+static void process(struct svr *r, unsigned fi, struct fileio *f)
+{
+	const struct sv_rec *rec = &f->rec;
+
+	if (f->t > f->last_t)
+		f->last_t = f->t;
+	switch (rec->kind) {
+	case SV_REC_EVENT:
+		if (r->csv) {
+			if (!r->csv_header) {
+				sv_record_csv_header(r->csv);
+				r->csv_header = true;
+			}
+			sv_record_csv_event(r->csv, f->rd, &rec->u.event);
+		}
+		on_event(r, fi, f, &rec->u.event);
+		break;
+	case SV_REC_SUMMARY:
+		r->tot.summaries++;
+		on_summary(r, f, rec->u.summary.point, rec->u.summary.from_point, rec->u.summary.stream,
+			   rec->u.summary.guest, &rec->u.summary, NULL, 0);
+		break;
+	case SV_REC_HIST:
+		r->tot.hists++;
+		on_summary(r, f, rec->u.hist.point, rec->u.hist.from_point, rec->u.hist.stream,
+			   rec->u.hist.guest, NULL, rec->hist_data, rec->u.hist.len);
+		break;
+	case SV_REC_THREAD:
+		on_thread(r, f, &rec->u.thread);
+		break;
+	case SV_REC_DROP:
+		on_drop(r, f, &rec->u.drop);
+		break;
+	case SV_REC_SYNC: {
+		const struct sv_rec_sync *s = &rec->u.sync;
+
+		if (s->unsync || s->tai_unset || s->state == 5)
+			f->info.sync_ok = false;
+		if (s->tai_unset)
+			f->info.tai_unset = true;
+		break;
+	}
+	case SV_REC_END:
+		f->info.end_tai_ns = f->t;
+		break;
+	default:
+		break;
+	}
+}
+
+int svr_run(struct svr *r)
+{
+	int first_err = 0;
+
+	for (unsigned i = 0; i < r->nfiles; i++)
+		if (r->f[i]->rd)
+			advance(r, r->f[i]);
+	for (;;) {
+		struct fileio *best = NULL;
+		unsigned bi = 0;
+
+		for (unsigned i = 0; i < r->nfiles; i++)
+			if (r->f[i]->have && (!best || r->f[i]->t < best->t)) {
+				best = r->f[i];
+				bi = i;
+			}
+		if (!best)
+			break;
+		/* the merged clock only moves forward; a file a little behind still joins in the window */
+		if (best->t > r->now)
+			r->now = best->t;
+		evict(r, false);
+		process(r, bi, best);
+		advance(r, best);
+	}
+	evict(r, true);
+	for (unsigned i = 0; i < r->nfiles; i++)
+		if (r->f[i]->info.err && !first_err)
+			first_err = r->f[i]->info.err;
+	return first_err;
+}
+
+/* ---- results ---- */
+
+unsigned svr_nfiles(const struct svr *r)
+{
+	return r->nfiles;
+}
+
+const struct svr_file_info *svr_file(const struct svr *r, unsigned i)
+{
+	return i < r->nfiles ? &r->f[i]->info : NULL;
+}
+
+unsigned svr_nstreams(const struct svr *r)
+{
+	return r->nstreams;
+}
+
+const struct svr_stream_info *svr_stream(const struct svr *r, unsigned s)
+{
+	return s < r->nstreams ? &r->streams[s] : NULL;
+}
+
+unsigned svr_nguests(const struct svr *r)
+{
+	return r->nguests;
+}
+
+const char *svr_guest_name(const struct svr *r, unsigned g)
+{
+	return g < r->nguests ? r->guests[g] : NULL;
+}
+
+bool svr_point_present(const struct svr *r, unsigned point, int guest)
+{
+	if (point >= SVR_NPOINTS)
+		return false;
+	if (point == SV_POINT_TS) {
+		for (unsigned s = 0; s < r->nstreams; s++)
+			if (r->streams[s].rate)
+				return true;
+		return r->present[SV_POINT_TS][GSH] || (guest >= 0 && r->present[SV_POINT_TS][guest]);
+	}
+	return r->present[point][point_shared(point) ? GSH : gslot(guest)];
+}
+
+const struct svr_point_stats *svr_point(const struct svr *r, unsigned point, int guest)
+{
+	if (point >= SVR_NPOINTS)
+		return NULL;
+	return &r->pts[point][point_shared(point) ? GSH : gslot(guest)];
+}
+
+static bool hop_has_data(const struct svr *r, unsigned a, unsigned b, int guest)
+{
+	int pi = pair_idx(a, b);
+	const struct svr_series *s;
+
+	if (pi < 0)
+		return false;
+	s = r->ser[pi][gslot(guest)][0];
+	return s && ((s->hist && (s->hist->count || s->hist->negative)) || s->sum_records || s->hist_records);
+}
+
+static unsigned add_pair(uint8_t (*pairs)[2], unsigned n, unsigned max, unsigned a, unsigned b)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (pairs[i][0] == a && pairs[i][1] == b)
+			return n;
+	if (n < max) {
+		pairs[n][0] = (uint8_t)a;
+		pairs[n][1] = (uint8_t)b;
+		n++;
+	}
+	return n;
+}
+
+unsigned svr_hop_list(const struct svr *r, int guest, uint8_t (*pairs)[2], unsigned max)
+{
+	unsigned pts[SVR_NPOINTS], np = 0, n = 0, top = guest < 0 ? SV_POINT_T1 : SV_POINT_T4;
+
+	for (unsigned p = 0; p <= top; p++)
+		if (svr_point_present(r, p, guest))
+			pts[np++] = p;
+	/* chain of consecutive present points; a guest's list leaves the shared hops to the shared list */
+	for (unsigned i = 0; i + 1 < np; i++) {
+		if (guest >= 0 && pts[i + 1] <= SV_POINT_T1)
+			continue;
+		if (hop_has_data(r, pts[i], pts[i + 1], guest))
+			n = add_pair(pairs, n, max, pts[i], pts[i + 1]);
+	}
+	if (np >= 2) {
+		unsigned last = pts[np - 1];
+
+		if (guest < 0 || last >= SV_POINT_T2A) {
+			if (hop_has_data(r, pts[0], last, guest))
+				n = add_pair(pairs, n, max, pts[0], last);
+			if (pts[0] < SV_POINT_T0 && last > SV_POINT_T0 && hop_has_data(r, SV_POINT_T0, last, guest))
+				n = add_pair(pairs, n, max, SV_POINT_T0, last);
+		}
+		if (guest >= 0 && hop_has_data(r, SV_POINT_T1, SV_POINT_T2B, guest))
+			n = add_pair(pairs, n, max, SV_POINT_T1, SV_POINT_T2B);
+	}
+	for (unsigned k = 0; k < r->nbudget_pairs; k++) {
+		unsigned a = r->budget_pairs[k][0], b = r->budget_pairs[k][1];
+
+		if ((guest < 0) == (b <= SV_POINT_T1) && hop_has_data(r, a, b, guest))
+			n = add_pair(pairs, n, max, a, b);
+	}
+	/* every hop that only per-second summaries describe */
+	for (unsigned a = 0; a < SVR_NPOINTS; a++)
+		for (unsigned b = a + 1; b < SVR_NPOINTS; b++) {
+			int pi = pair_idx(a, b);
+			const struct svr_series *s = r->ser[pi][gslot(guest)][0];
+
+			if ((guest < 0) != (b <= SV_POINT_T1))
+				continue;
+			if (s && (s->sum_records || s->hist_records) && !(s->hist && s->hist->count))
+				n = add_pair(pairs, n, max, a, b);
+		}
+	return n;
+}
+
+void svr_set_budget_pairs(struct svr *r, const uint8_t (*pairs)[2], unsigned n)
+{
+	r->nbudget_pairs = 0;
+	for (unsigned i = 0; i < n && i < SVR_MAX_BUDGETS; i++) {
+		r->budget_pairs[i][0] = pairs[i][0];
+		r->budget_pairs[i][1] = pairs[i][1];
+		r->nbudget_pairs++;
+	}
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void exact_summary(struct svr_series *s, struct sv_stats_summary *out)
+{
+	uint64_t n = s->nvals;
+	/* quantiles in 1/10000: integer nearest rank ceil(q * n / 10000), 1-based (sv_stats.h) */
+	static const uint64_t q[4] = {5000, 9900, 9990, 9999};
+	int64_t *pv[4] = {&out->p50, &out->p99, &out->p999, &out->p9999};
+
+	/* sorting in place is fine: the series is complete when results are read */
+	qsort(s->vals, n, sizeof(*s->vals), cmp_i32);
+	memset(out, 0, sizeof(*out));
+	out->count = n;
+	out->exact = true;
+	out->min = s->vals[0];
+	out->max = s->vals[n - 1];
+	for (unsigned i = 0; i < 4; i++) {
+		uint64_t rank = (q[i] * n + 9999) / 10000;
+
+		if (rank < 1)
+			rank = 1;
+		*pv[i] = s->vals[rank - 1];
+	}
+	out->negative = s->hist ? s->hist->negative : 0;
+}
+
+int svr_hop_get(struct svr *r, unsigned from, unsigned to, int guest, int stream, struct svr_hop *out)
+{
+	int pi = pair_idx(from, to);
+	struct svr_series *s, *all;
+	unsigned gsl = gslot(guest);
+
+	memset(out, 0, sizeof(*out));
+	out->from = (uint8_t)from;
+	out->to = (uint8_t)to;
+	out->guest = guest;
+	out->stream = stream;
+	if (pi < 0)
+		return -EINVAL;
+	if (stream >= (int)SVR_MAX_STREAMS)
+		return -EINVAL;
+	s = r->ser[pi][gsl][stream + 1];
+	all = r->ser[pi][gsl][0];
+	/* lost: frames whose last point (for this guest) lies in [from, to) */
+	for (unsigned p = from; p < to; p++)
+		for (unsigned st = 0; st < r->nstreams; st++)
+			if (stream < 0 || (unsigned)stream == st) {
+				out->lost += (*r->lostafter)[p][gsl][st];
+			}
+	for (unsigned st = 0; st < r->nstreams; st++)
+		if (stream < 0 || (unsigned)stream == st)
+			out->missing += (*r->missing)[to][point_shared(to) ? GSH : gsl][st];
+	if (!s)
+		return -ENODATA;
+	out->series = s;
+	if (s->hist && (s->hist->count || s->hist->negative)) {
+		out->count = s->hist->count + s->hist->negative;
+		if (stream < 0 && s->vals && !s->inexact && s->nvals) {
+			exact_summary(s, &out->lat);
+		} else if (stream >= 0 && all && all->vals && !all->inexact && all->hist &&
+			   all->hist->count == s->hist->count && all->hist->negative == s->hist->negative &&
+			   all->nvals) {
+			/* the only stream of this hop: its values are the all-streams values */
+			exact_summary(all, &out->lat);
+		} else {
+			sv_stats_summarize(s->hist, &out->lat);
+		}
+		return 0;
+	}
+	if (s->hist_records || s->sum_records) {
+		out->from_summaries = true;
+		out->lost = s->sum_cnt.lost;
+		if (s->sum_hist && s->sum_hist->count) {
+			sv_stats_summarize(s->sum_hist, &out->lat);
+			out->count = s->sum_hist->count;
+		} else {
+			/* SUMMARY records only: min/max exact, percentiles as upper bounds (max per second) */
+			out->lat = s->sum_bound;
+			out->lat.exact = false;
+			out->count = s->sum_count;
+		}
+		return 0;
+	}
+	return -ENODATA;
+}
+
+const struct svr_bin *svr_hop_bins(const struct svr *r, unsigned from, unsigned to, int guest,
+				   unsigned *n, uint32_t *width_s, int64_t *first_sec)
+{
+	int pi = pair_idx(from, to);
+
+	if (pi < 0 || !r->bins[pi][gslot(guest)] || !r->bins_started)
+		return NULL;
+	*n = SVR_TIME_BINS;
+	while (*n > 1) {
+		const struct svr_bin *b = &r->bins[pi][gslot(guest)][*n - 1];
+
+		if (b->count || b->lost)
+			break;
+		(*n)--;
+	}
+	*width_s = r->bin_width;
+	*first_sec = r->bin_first;
+	return r->bins[pi][gslot(guest)];
+}
+
+const uint64_t *svr_lost_bins(const struct svr *r, int guest, unsigned *n)
+{
+	if (!r->bins_started)
+		return NULL;
+	/* as many bins as the run used */
+	*n = (unsigned)((r->now / SV_NSEC_PER_SEC - r->bin_first) / r->bin_width) + 1;
+	if (*n > SVR_TIME_BINS)
+		*n = SVR_TIME_BINS;
+	return r->lostbins[gslot(guest)];
+}
+
+unsigned svr_nlate(const struct svr *r)
+{
+	return r->nlate;
+}
+
+const struct svr_late *svr_late_get(const struct svr *r, unsigned i)
+{
+	return i < r->nlate ? &r->late[i] : NULL;
+}
+
+unsigned svr_nholders(const struct svr *r)
+{
+	return r->nholders;
+}
+
+const struct svr_holder *svr_holder_get(const struct svr *r, unsigned i)
+{
+	return i < r->nholders ? &r->holders[i] : NULL;
+}
+
+unsigned svr_ndrops(const struct svr *r)
+{
+	return r->ndrops;
+}
+
+const struct svr_drop *svr_drop_get(const struct svr *r, unsigned i)
+{
+	return i < r->ndrops ? &r->drops[i] : NULL;
+}
+
+const struct svr_totals *svr_totals(const struct svr *r)
+{
+	return &r->tot;
+}
+
+/* ---- clock check ---- */
+
+static void add_reason(struct svr_clock *c, bool note, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#include <stdarg.h>
+static void add_reason(struct svr_clock *c, bool note, const char *fmt, ...)
+{
+	va_list ap;
+	unsigned *n = note ? &c->nnotes : &c->nreasons;
+	char(*arr)[160] = note ? c->notes : c->reasons;
+
+	if (*n >= 8)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(arr[*n], sizeof(arr[0]), fmt, ap);
+	va_end(ap);
+	(*n)++;
+}
+
+void svr_clock_check(struct svr *r, struct svr_clock *c)
+{
+	bool any_unset = false, any_set = false;
+
+	memset(c, 0, sizeof(*c));
+	c->single_host = true;
+	for (unsigned i = 1; i < r->nfiles; i++)
+		if (strcmp(r->f[i]->info.host, r->f[0]->info.host))
+			c->single_host = false;
+	for (unsigned i = 0; i < r->nfiles; i++) {
+		const struct svr_file_info *fi = &r->f[i]->info;
+
+		if (fi->err && !fi->records)
+			continue;
+		if (!fi->to_tai)
+			add_reason(c, false, "%s: timestamps on CLOCK_%s with no conversion to TAI", fi->path,
+				   sv_clock_name(fi->clock));
+		if (fi->tai_unset)
+			any_unset = true;
+		else
+			any_set = true;
+		if (!fi->sync_ok) {
+			if (c->single_host)
+				add_reason(c, true,
+					   "host %s: clock not synchronised (%s%s); one host, one clock: intervals "
+					   "stay valid",
+					   fi->host, fi->sync.unsync ? "STA_UNSYNC" : "state error",
+					   fi->tai_unset ? ", TAI offset unset" : "");
+			else
+				add_reason(c, false, "host %s (%s, %s): clock not synchronised (%s%s)", fi->host,
+					   fi->tool, fi->path, fi->sync.unsync ? "STA_UNSYNC" : "state error",
+					   fi->tai_unset ? ", TAI offset unset" : "");
+		}
+	}
+	if (!c->single_host && any_unset && any_set)
+		add_reason(c, false, "some hosts have their TAI offset set and others not: 37 s apart");
+	if (r->tot.negative)
+		add_reason(c, false, "%" PRIu64 " latencies below -%" PRId64 " ns: the clocks disagree",
+			   r->tot.negative, r->cfg.clock_tolerance_ns);
+	if (r->tot.beyond_second)
+		add_reason(c, false, "%" PRIu64 " latencies of 1 s or more: smpCnt aliases by seconds",
+			   r->tot.beyond_second);
+	if (r->tot.realigned)
+		add_reason(c, true, "%" PRIu64 " events carried the TAI second of their own time, not of their "
+			   "sample: re-derived", r->tot.realigned);
+	c->ok = c->nreasons == 0;
+}

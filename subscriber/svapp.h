@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * svsub applications: how a protection or measurement function gets each stream's samples.
+ *
+ * svsub_proc calls svapp_frame() for every decoded frame after the stream tracker has judged its ASDUs.
+ * svapp hands the application every sample the tracker ACCEPTED (in order, after a gap, or confirming a
+ * counter restart), in arrival order, which is smpCnt order for an accepted sample: late samples,
+ * duplicates, PRP copies and samples of streams that did not fit the table are not delivered (a
+ * protection function must not see time run backwards). A gap is flagged on the sample after it
+ * (lost_before) so estimators can restart their window.
+ *
+ * Per sample: no allocation, no logging. An application may allocate per stream in stream_new() (called
+ * once, on the stream's first delivered sample), and in start().
+ *
+ * Registry: applications are looked up by name (svsub --app NAME); svapp_list() enumerates them.
+ */
+#ifndef SVAPP_H
+#define SVAPP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sv_codec.h"
+#include "svsub_track.h"
+
+/* Channels (INT32 + quality pairs) delivered per sample; 9-2LE has 8, IEC 61869-9 F14400S6I4U4 8. */
+#define SVAPP_MAX_CHANNELS 32
+
+/* Parameters of the shipped applications (svsub options / config keys). */
+struct svapp_params {
+	double pickup_a;       /* overcurrent: pickup, primary A RMS (default 1000) */
+	uint32_t trip_samples; /* overcurrent: consecutive samples over pickup to trip, 0: a quarter cycle */
+	double dropoff_ratio;  /* overcurrent: reset below ratio x pickup (default 0.95) */
+	bool no_block_test;    /* do not block on test quality / simulated samples */
+	uint16_t nominal_hz;   /* 50 or 60 (DFT window = rate / nominal_hz samples), 0: 50 */
+	double current_lsb_a;  /* amperes per LSB of the current channels (9-2LE: 0.001) */
+	uint32_t max_streams;  /* the tracker's table size (stream index bound), 0: default */
+};
+
+void svapp_params_init(struct svapp_params *p);
+
+/* One stream as seen by an application (owned by svapp; stable for the run). */
+struct svapp_stream {
+	unsigned index;				  /* tracker stream index (0..max_streams-1) */
+	uint16_t appid;
+	const char *svID;			  /* NUL-terminated */
+	const struct svsub_stream_stats *stats;	  /* the tracker's view: rate, wrap, counters */
+	void *priv;				  /* the application's per-stream state (stream_new) */
+};
+
+/* One sample (ASDU) as delivered. Valid during the sample() call only. */
+struct svapp_sample {
+	uint16_t smpCnt;
+	uint8_t smpSynch;
+	bool simulated;		/* frame's simulation bit (IEC 61850-9-2 Ed 2 §5.3.3.4) */
+	bool lost_before;	/* the tracker counted samples lost just before this one */
+	bool resync;		/* this sample confirmed a counter restart */
+	bool has_sample_time;	/* sample_ns is valid: synchronised stream (smpSynch 2), sane clock */
+	uint32_t confRev;
+	uint32_t rate;		/* samples per second, 0: unknown yet */
+	int64_t rx_ns;		/* receive time on the source's clock */
+	int64_t sample_ns;	/* sample time (second + smpCnt/rate) when has_sample_time */
+	int64_t proc_start_mono_ns; /* CLOCK_MONOTONIC when svapp_frame() began on this frame */
+	unsigned nch;		/* channels in values/quality (0: seqData is not INT32+q pairs) */
+	int32_t values[SVAPP_MAX_CHANNELS];
+	uint32_t quality[SVAPP_MAX_CHANNELS];
+};
+
+struct svapp_ops {
+	const char *name;
+	const char *help; /* one line */
+	/* Called once before the first frame. @out receives the application's events (JSON lines). */
+	int (*start)(void **ctx, const struct svapp_params *p, FILE *out);
+	/* Called once per stream, on its first delivered sample; may set s->priv. 0 or -errno (the stream
+	 * is then not delivered). */
+	int (*stream_new)(void *ctx, struct svapp_stream *s);
+	void (*sample)(void *ctx, struct svapp_stream *s, const struct svapp_sample *x);
+	/* Called once at the end; frees per-stream state too (every stream s with s->priv set is passed
+	 * through stream_free first). */
+	void (*stream_free)(void *ctx, struct svapp_stream *s);
+	void (*stop)(void *ctx);
+};
+
+/* Registry. */
+const struct svapp_ops *svapp_find(const char *name);
+/* Names of the registered applications, NULL-terminated. */
+const struct svapp_ops *const *svapp_list(void);
+
+/* A running application bound to svsub's pipeline. */
+struct svapp;
+
+/* Returns 0, -ENOENT (no such application), -ENOMEM, or start()'s error. */
+int svapp_create(struct svapp **a, const char *name, const struct svapp_params *p, FILE *out);
+/* Calls stop() and frees. NULL is a no-op. */
+void svapp_destroy(struct svapp *a);
+
+/* Delivers the accepted ASDUs of one decoded frame (@res as filled by svsub_track_frame()). */
+void svapp_frame(struct svapp *a, struct svsub_tracker *t, const struct sv_view *v,
+		 const struct svsub_sample_result *res, int64_t rx_ns);
+
+/* Samples delivered / streams seen / samples withheld (late, duplicate, PRP copy, overflow). */
+struct svapp_counts {
+	uint64_t delivered;
+	uint64_t withheld;
+	uint64_t streams;
+};
+void svapp_counts(const struct svapp *a, struct svapp_counts *c);
+
+/*
+ * One-cycle DFT phasor estimator (recursive, "sliding" form), one channel.
+ * N = samples per nominal cycle. After N samples: rms = RMS of the fundamental (exact for a sine at the
+ * nominal frequency, integer harmonics and DC rejected), angle = phase of the fundamental AT THE NEWEST
+ * SAMPLE, radians in (-pi, pi]: x[n] = sqrt(2) * rms * cos(angle) for a pure sine.
+ * The running sums are recomputed exactly from the window every SVAPP_DFT_REFRESH_CYCLES cycles so
+ * rounding cannot accumulate over days of samples.
+ */
+#define SVAPP_DFT_MAX_N 1024
+#define SVAPP_DFT_REFRESH_CYCLES 50
+
+struct svapp_dft {
+	unsigned n;	 /* window length */
+	unsigned pos;	 /* index of the next sample, 0..n-1 */
+	unsigned filled; /* samples in the window (<= n) */
+	unsigned cycles; /* completed windows since the last refresh */
+	double re, im;	 /* sum x[k] * exp(-j 2 pi k / n) over the window, k = absolute index mod n */
+	const double *cosv, *sinv; /* n-entry tables (svapp_dft_tables) */
+	double win[SVAPP_DFT_MAX_N];
+};
+
+/* Tables for N: @cosv/@sinv hold n entries each. */
+void svapp_dft_tables(unsigned n, double *cosv, double *sinv);
+/* Returns 0 or -EINVAL (n outside 4..SVAPP_DFT_MAX_N). Tables must outlive @d. */
+int svapp_dft_init(struct svapp_dft *d, unsigned n, const double *cosv, const double *sinv);
+/* Empties the window (after a gap). */
+void svapp_dft_reset(struct svapp_dft *d);
+void svapp_dft_push(struct svapp_dft *d, double x);
+/* True once the window is full. */
+static inline bool svapp_dft_ready(const struct svapp_dft *d)
+{
+	return d->filled >= d->n;
+}
+double svapp_dft_rms(const struct svapp_dft *d);
+double svapp_dft_angle(const struct svapp_dft *d);
+
+/* Samples per cycle for @rate and @nominal_hz (rounded); 0 when outside 4..SVAPP_DFT_MAX_N. */
+unsigned svapp_samples_per_cycle(uint32_t rate, uint16_t nominal_hz);
+
+/* The shipped applications. */
+extern const struct svapp_ops svapp_overcurrent_ops; /* "overcurrent": ANSI 50, svapp_overcurrent.c */
+extern const struct svapp_ops svapp_phasor_ops;	     /* "phasor": per-cycle RMS/angle, one line per second */
+
+#endif /* SVAPP_H */

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * libFuzzer target for the record reader (svreport reads files copied from other hosts): any byte string
+ * opens or fails with a named error, iterates to an end or a named error, and exports to CSV without
+ * crashing, leaking or reading out of bounds.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sv_record.h"
+#include "sv_stats.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct sv_stats h;
+	struct sv_record_reader *r = NULL;
+	struct sv_rec rec;
+	char msg[256];
+	FILE *f, *out;
+	int n = 0, err;
+
+	/* the serialized histogram parser sees raw bytes too */
+	(void)sv_stats_deserialize(&h, data, size);
+	if (!size)
+		return 0;
+	f = fmemopen((void *)data, size, "rb");
+	if (!f)
+		return 0;
+	out = fopen("/dev/null", "w");
+	err = sv_record_reader_open_fp(&r, f, "fuzz");
+	if (r) {
+		sv_record_reader_strerror(r, msg, sizeof(msg));
+		if (!err) {
+			while ((err = sv_record_reader_next(r, &rec)) == 1 && n++ < 100000) {
+				if (rec.kind == SV_REC_EVENT && out)
+					sv_record_csv_event(out, r, &rec.u.event);
+			}
+			if (err < 0)
+				sv_record_reader_strerror(r, msg, sizeof(msg));
+		}
+		sv_record_reader_close(r);
+	}
+	if (out)
+		fclose(out);
+	fclose(f);
+	return 0;
+}
