@@ -4,6 +4,7 @@
  * schedule and svpub_config.c for every configuration key (svpub --help-config).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
 #include <signal.h>
@@ -100,6 +101,13 @@ static int setup_process(const struct svpub_config *c)
 				sv_err("SCHED_FIFO priority %u: %s", c->priority, strerror(e));
 			return -e;
 		}
+		/* As cyclictest does: hold a PM QoS request of 0 us so idle CPUs do not sleep in deep C-states
+		 * between deadlines; the request lasts while the file stays open (closed at exit). */
+		int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+		int32_t zero = 0;
+
+		if (fd < 0 || write(fd, &zero, sizeof(zero)) != (ssize_t)sizeof(zero))
+			sv_info("/dev/cpu_dma_latency: %s: deep idle states stay allowed", strerror(errno));
 	}
 	return 0;
 }

@@ -33,7 +33,8 @@ struct fileio {
 	bool eof, have;
 	struct sv_rec rec;
 	int64_t t;			/* time of rec (TAI ns) */
-	int64_t last_t;
+	int64_t last_t, first_t;
+	int64_t end_rec_t;		/* END record's time, INT64_MIN none */
 	int file_guest;			/* -2 unresolved, -1 none */
 	int16_t gcache[64];		/* event.guest -> guest index, -2 unresolved */
 };
@@ -317,6 +318,8 @@ int svr_add_file(struct svr *r, const char *path, const char *guest)
 		f->gcache[i] = -2;
 	f->file_guest = -2;
 	f->last_t = INT64_MIN;
+	f->first_t = INT64_MAX;
+	f->end_rec_t = INT64_MIN;
 	err = sv_record_reader_open(&f->rd, path);
 	if (err) {
 		if (f->rd) {
@@ -441,15 +444,14 @@ static unsigned bin_of(struct svr *r, int64_t sec)
 
 static unsigned coarse_of(int64_t v)
 {
-	int64_t us = v / 1000;
-	unsigned i;
+	uint64_t us = (uint64_t)(v / 1000);
+	unsigned e, i;
 
 	if (us < 1)
 		return 0;
-	/* 2 bins per octave from 1 us */
-	i = 1 + 2 * (63u - (unsigned)__builtin_clzll((uint64_t)us));
-	if ((uint64_t)us >= (UINT64_C(3) << (62 - __builtin_clzll((uint64_t)us))) && us >= 2)
-		i++;
+	/* 2 bins per octave from 1 us: [2^e, 1.5 * 2^e) and [1.5 * 2^e, 2^(e+1)) */
+	e = 63u - (unsigned)__builtin_clzll(us);
+	i = 1 + 2 * e + (e && (us >> (e - 1)) >= 3);
 	return i < SVR_COARSE_BINS ? i : SVR_COARSE_BINS - 1;
 }
 
@@ -1061,8 +1063,10 @@ static void advance(struct svr *r, struct fileio *f)
 				sv_record_reader_strerror(f->rd, f->info.errmsg, sizeof(f->info.errmsg));
 			}
 			f->info.clean_end = sv_record_reader_clean_end(f->rd);
-			if (f->info.end_tai_ns == INT64_MAX)
-				f->info.end_tai_ns = f->last_t == INT64_MIN ? f->info.start_tai_ns : f->last_t;
+			/* recorded until its END, and at least as long as it has records */
+			f->info.end_tai_ns = f->end_rec_t > f->last_t ? f->end_rec_t : f->last_t;
+			if (f->info.end_tai_ns < f->info.start_tai_ns)
+				f->info.end_tai_ns = f->info.start_tai_ns;
 			return;
 		}
 		f->info.records++;
@@ -1107,6 +1111,13 @@ static void process(struct svr *r, unsigned fi, struct fileio *f)
 
 	if (f->t > f->last_t)
 		f->last_t = f->t;
+	if (f->t < f->first_t && rec->kind != SV_REC_SUMMARY && rec->kind != SV_REC_HIST) {
+		/* a file covers at least the span of its own records (hand-made or replayed records may
+		 * carry times before the writer's start) */
+		f->first_t = f->t;
+		if (f->t < f->info.start_tai_ns)
+			f->info.start_tai_ns = f->t;
+	}
 	switch (rec->kind) {
 	case SV_REC_EVENT:
 		if (r->csv) {
@@ -1144,7 +1155,7 @@ static void process(struct svr *r, unsigned fi, struct fileio *f)
 		break;
 	}
 	case SV_REC_END:
-		f->info.end_tai_ns = f->t;
+		f->end_rec_t = f->t;
 		break;
 	default:
 		break;

@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "sv_codec.h"
+#include "sv_config.h"
 #include "svsub_track.h"
 
 /* Channels (INT32 + quality pairs) delivered per sample; 9-2LE has 8, IEC 61869-9 F14400S6I4U4 8. */
@@ -36,6 +37,7 @@ struct svapp_params {
 	uint16_t nominal_hz;   /* 50 or 60 (DFT window = rate / nominal_hz samples), 0: 50 */
 	double current_lsb_a;  /* amperes per LSB of the current channels (9-2LE: 0.001) */
 	uint32_t max_streams;  /* the tracker's table size (stream index bound), 0: default */
+	bool rx_clock_tai;     /* rx_ns is on CLOCK_TAI now (live); false: a capture's timeline */
 };
 
 void svapp_params_init(struct svapp_params *p);
@@ -149,5 +151,45 @@ unsigned svapp_samples_per_cycle(uint32_t rate, uint16_t nominal_hz);
 /* The shipped applications. */
 extern const struct svapp_ops svapp_overcurrent_ops; /* "overcurrent": ANSI 50, svapp_overcurrent.c */
 extern const struct svapp_ops svapp_phasor_ops;	     /* "phasor": per-cycle RMS/angle, one line per second */
+
+/*
+ * svsub's configuration file (svsub -c FILE), through common/sv_config's table: every key mirrors a
+ * command-line option of the same meaning; options given on the command line override the file.
+ * Lives here (svapp_config.c) because svsub.c keeps only main() and its option parsing.
+ */
+enum svsub_cfg_backend { SVSUB_CFG_AF_XDP = 0, SVSUB_CFG_AF_PACKET };
+
+struct svsub_file_config {
+	char read[256];		/* capture to read instead of an interface */
+	char interface[64];
+	int backend;		/* enum svsub_cfg_backend */
+	double duration;	/* seconds, 0: until stopped */
+	char write[256];	/* pcap/pcapng of the received frames */
+	bool json, jsonl, histograms, quiet;
+	char app[32];		/* "" none */
+	double pickup;		/* A RMS */
+	uint32_t trip_samples;	/* 0: quarter cycle */
+	double dropoff;		/* reset ratio */
+	bool block_test;	/* block on test quality / simulated samples */
+	double current_lsb;	/* A per LSB */
+	uint32_t nominal_hz;
+	uint32_t wrap;		/* 0: stated / learned */
+	uint32_t max_streams;
+	uint32_t reorder_window;
+	uint32_t resync_run;
+	double max_latency_ms;
+};
+
+extern const struct sv_cfg_key svsub_config_table[];
+extern const char *const svsub_cfg_backend_names[];
+
+/* Defaults. Returns 0 or -EINVAL (table bug). */
+int svsub_config_init(struct svsub_file_config *c);
+
+/*
+ * Finds "-c FILE", "-cFILE", "--config FILE" or "--config=FILE" in @argv (before "--"); also whether a
+ * source (-r/--read, -i/--interface) is named. Returns the last config path or NULL.
+ */
+const char *svsub_config_prescan(int argc, char **argv, bool *cli_source);
 
 #endif /* SVAPP_H */

@@ -22,6 +22,7 @@
 #include "svsub_proc.h"
 #include "svsub_summary.h"
 #include "svsub_track.h"
+#include "svapp.h" /* app: applications, -c FILE */
 #ifdef SVSUB_HAVE_RX
 #include "svrx.h"
 #include "svrx_live.h" /* rx: live loop, receive options */
@@ -51,6 +52,10 @@ struct opts {
 	bool quiet;
 	bool verbose;
 	struct svsub_track_cfg track;
+	/* app: application (--app) and configuration file (-c) */
+	const char *app;
+	struct svapp_params app_params;
+	bool print_config;
 #ifdef SVSUB_HAVE_RX
 	struct svrx_live_opts rx; /* rx: --interface-b, --xdp-mode, ... */
 #endif
@@ -87,6 +92,18 @@ static void usage(FILE *f)
 "      --reorder-window N   samples behind the newest that count as late/duplicate (default: wrap/2)\n"
 "      --resync-run N       consecutive backward samples that confirm a counter restart (default %u)\n"
 "      --max-latency-ms MS  larger latencies mark the clock unsynchronised (default 500)\n"
+"Application (app):\n"
+"      --app NAME           feed every accepted sample to NAME: overcurrent (ANSI 50, one JSON line per\n"
+"                           trip on stdout; the text summary then goes to stderr), phasor\n"
+"      --pickup A           overcurrent: pickup per phase, primary A RMS (default 1000)\n"
+"      --trip-samples N     overcurrent: consecutive samples over pickup to trip (default: a quarter\n"
+"                           cycle, 20 at 80 samples/cycle)\n"
+"      --dropoff R          overcurrent: reset when every phase is below R x pickup (default 0.95)\n"
+"      --no-block-test      overcurrent: do not block on test quality or simulated samples\n"
+"      --current-lsb A      amperes per LSB of the current channels (default 0.001, 9-2LE)\n"
+"Configuration:\n"
+"  -c, --config FILE        YAML configuration (keys: --print-config); command-line options override it\n"
+"      --print-config       print the effective configuration as YAML and exit\n"
 "  -h, --help               this help\n"
 "  -V, --version            version\n"
 "\n"
@@ -97,7 +114,9 @@ static void usage(FILE *f)
 "  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap\n"
 "  " PROG " --read capture.pcapng --jsonl | jq -c 'select(.svID==\"MU01\") | [.smpCnt, .values[0]]'\n"
 "  " PROG " --read capture.pcap --json | jq '.streams[] | {svID, lost, duplicates}'\n"
-"  " PROG " --interface eth1 --backend af_packet --duration 10 --json --write rx.pcapng\n",
+"  " PROG " --interface eth1 --backend af_packet --duration 10 --json --write rx.pcapng\n"
+"  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap --app overcurrent --pickup 1000\n"
+"  " PROG " -c configs/sub-overcurrent.yaml --interface eth1 --print-config\n",
 #ifdef SVSUB_HAVE_RX
 		"",
 #else
@@ -152,6 +171,13 @@ enum {
 	OPT_REORDER,
 	OPT_RESYNC,
 	OPT_MAX_LATENCY,
+	OPT_APP, /* app */
+	OPT_PICKUP,
+	OPT_TRIP_SAMPLES,
+	OPT_DROPOFF,
+	OPT_NO_BLOCK_TEST,
+	OPT_CURRENT_LSB,
+	OPT_PRINT_CONFIG,
 };
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -173,6 +199,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "reorder-window", required_argument, NULL, OPT_REORDER },
 		{ "resync-run", required_argument, NULL, OPT_RESYNC },
 		{ "max-latency-ms", required_argument, NULL, OPT_MAX_LATENCY },
+		{ "app", required_argument, NULL, OPT_APP }, /* app */
+		{ "pickup", required_argument, NULL, OPT_PICKUP },
+		{ "trip-samples", required_argument, NULL, OPT_TRIP_SAMPLES },
+		{ "dropoff", required_argument, NULL, OPT_DROPOFF },
+		{ "no-block-test", no_argument, NULL, OPT_NO_BLOCK_TEST },
+		{ "current-lsb", required_argument, NULL, OPT_CURRENT_LSB },
+		{ "config", required_argument, NULL, 'c' },
+		{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 #ifdef SVSUB_HAVE_RX
@@ -184,7 +218,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	double d;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "r:i:w:qvhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:i:w:qvhVc:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o->read = optarg;
@@ -265,6 +299,46 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			}
 			o->track.max_latency_ns = (int64_t)(d * 1e6);
 			break;
+		case OPT_APP: /* app */
+			if (!svapp_find(optarg)) {
+				fprintf(stderr, PROG ": --app: no application '%s' (overcurrent, phasor)\n", optarg);
+				return -EINVAL;
+			}
+			o->app = optarg;
+			break;
+		case OPT_PICKUP:
+			if (parse_double(optarg, 0.001, 1e7, &o->app_params.pickup_a)) {
+				fprintf(stderr, PROG ": --pickup: '%s' is not a current in 0.001..1e7 A\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_TRIP_SAMPLES:
+			if (parse_u64(optarg, 1, 65536, &u)) {
+				fprintf(stderr, PROG ": --trip-samples: '%s' is not in 1..65536\n", optarg);
+				return -EINVAL;
+			}
+			o->app_params.trip_samples = (uint32_t)u;
+			break;
+		case OPT_DROPOFF:
+			if (parse_double(optarg, 0.01, 1, &o->app_params.dropoff_ratio)) {
+				fprintf(stderr, PROG ": --dropoff: '%s' is not in 0.01..1\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_NO_BLOCK_TEST:
+			o->app_params.no_block_test = true;
+			break;
+		case OPT_CURRENT_LSB:
+			if (parse_double(optarg, 1e-9, 1e6, &o->app_params.current_lsb_a)) {
+				fprintf(stderr, PROG ": --current-lsb: '%s' is not in 1e-9..1e6\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'c':
+			break; /* loaded before the options (svsub_config_prescan) so that they override it */
+		case OPT_PRINT_CONFIG:
+			o->print_config = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -291,7 +365,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, PROG ": unexpected argument '%s'\nTry '" PROG " --help'.\n", argv[optind]);
 		return -EINVAL;
 	}
-	if (!!o->read == !!o->interface) {
+	if (!o->print_config && !!o->read == !!o->interface) {
 		fprintf(stderr, PROG ": give exactly one of --read FILE or --interface IF\nTry '" PROG " --help'.\n");
 		return -EINVAL;
 	}
@@ -306,6 +380,106 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 #endif
 	return 0;
+}
+
+/* app: svsub -c FILE. The file is loaded before the options, which override it; the effective
+ * configuration is what --print-config prints. */
+static struct svsub_file_config file_cfg;
+static bool cli_source;
+
+static void set_str(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src ? src : "");
+}
+
+static int load_config_file(int argc, char **argv, struct opts *o)
+{
+	struct sv_cfg_error cerr = { 0 };
+	const char *path = svsub_config_prescan(argc, argv, &cli_source);
+	struct svsub_file_config *c = &file_cfg;
+	int err;
+
+	if (svsub_config_init(c))
+		return -EINVAL;
+	if (!path)
+		return 0;
+	err = sv_config_load_file(svsub_config_table, c, path, &cerr);
+	if (err) {
+		if (err == -EINVAL)
+			fprintf(stderr, PROG ": %s\n", cerr.text);
+		else
+			fprintf(stderr, PROG ": %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	/* A source named on the command line replaces the file's. */
+	if (!cli_source) {
+		o->read = c->read[0] ? c->read : NULL;
+		o->interface = c->interface[0] ? c->interface : NULL;
+	}
+	o->write = c->write[0] ? c->write : NULL;
+	o->json = c->json;
+	o->jsonl = c->jsonl;
+	o->histograms = c->histograms;
+	o->quiet = c->quiet;
+	o->app = c->app[0] ? c->app : NULL;
+	if (o->app && !svapp_find(o->app)) {
+		fprintf(stderr, PROG ": %s: app: no application '%s' (overcurrent, phasor)\n", path, o->app);
+		return -EINVAL;
+	}
+	o->app_params.pickup_a = c->pickup;
+	o->app_params.trip_samples = c->trip_samples;
+	o->app_params.dropoff_ratio = c->dropoff;
+	o->app_params.no_block_test = !c->block_test;
+	o->app_params.current_lsb_a = c->current_lsb;
+	o->track.nominal_hz = (uint16_t)c->nominal_hz;
+	o->track.wrap = c->wrap;
+	o->track.max_streams = c->max_streams;
+	o->track.reorder_window = c->reorder_window;
+	o->track.resync_run = c->resync_run;
+	o->track.max_latency_ns = (int64_t)(c->max_latency_ms * 1e6);
+	return 0;
+}
+
+/* After the options: live-only keys of the file apply when the source is live and the command line
+ * did not set them; --print-config prints and returns 1. */
+static int finish_config(struct opts *o)
+{
+	static struct svsub_file_config out;
+	struct svsub_file_config *c = &file_cfg;
+
+	if (o->interface && !o->backend)
+		o->backend = svsub_cfg_backend_names[c->backend];
+	if (o->interface && !(o->duration_s > 0))
+		o->duration_s = c->duration;
+	if (!o->print_config)
+		return 0;
+	/* A copy: the options' strings may point into file_cfg. */
+	out = *c;
+	c = &out;
+	set_str(c->read, sizeof(c->read), o->read);
+	set_str(c->interface, sizeof(c->interface), o->interface);
+	c->backend = o->backend && !strcmp(o->backend, "af_packet") ? SVSUB_CFG_AF_PACKET : SVSUB_CFG_AF_XDP;
+	c->duration = o->duration_s;
+	set_str(c->write, sizeof(c->write), o->write);
+	c->json = o->json;
+	c->jsonl = o->jsonl;
+	c->histograms = o->histograms;
+	c->quiet = o->quiet;
+	set_str(c->app, sizeof(c->app), o->app);
+	c->pickup = o->app_params.pickup_a;
+	c->trip_samples = o->app_params.trip_samples;
+	c->dropoff = o->app_params.dropoff_ratio;
+	c->block_test = !o->app_params.no_block_test;
+	c->current_lsb = o->app_params.current_lsb_a;
+	c->nominal_hz = o->track.nominal_hz ? o->track.nominal_hz : 50;
+	c->wrap = o->track.wrap;
+	c->max_streams = o->track.max_streams ? o->track.max_streams : SVSUB_TRACK_MAX_STREAMS_DEFAULT;
+	c->reorder_window = o->track.reorder_window;
+	c->resync_run = o->track.resync_run;
+	c->max_latency_ms = (double)o->track.max_latency_ns / 1e6;
+	if (sv_config_print(svsub_config_table, &out, stdout) || fflush(stdout))
+		return -EIO;
+	return 1;
 }
 
 static void install_signals(void)
@@ -408,14 +582,21 @@ int main(int argc, char **argv)
 	struct sv_pcap_reader *r = NULL;
 	struct sv_pcap_writer *w = NULL;
 	struct svsub_proc *p = NULL;
+	struct svapp *app = NULL; /* app */
 	struct sv_clock_sync sync, *syncp = NULL;
 	int err, ret = 0;
 
 #ifdef SVSUB_HAVE_RX
 	svrx_live_opts_init(&o.rx); /* rx */
 #endif
+	svapp_params_init(&o.app_params); /* app */
+	if (load_config_file(argc, argv, &o))
+		return EXIT_USAGE;
 	if (parse_args(argc, argv, &o))
 		return EXIT_USAGE;
+	err = finish_config(&o);
+	if (err)
+		return err > 0 ? 0 : EXIT_RUNTIME; /* printed the configuration, or could not */
 	sv_log_set(sv_log_stderr, (void *)PROG, o.verbose ? SV_LOG_DEBUG : SV_LOG_WARN);
 	install_signals();
 
@@ -440,6 +621,18 @@ int main(int argc, char **argv)
 			ret = EXIT_RUNTIME;
 			goto out_close_reader;
 		}
+	}
+	if (o.app) { /* app */
+		o.app_params.nominal_hz = o.track.nominal_hz ? o.track.nominal_hz : 50;
+		o.app_params.max_streams = o.track.max_streams;
+		o.app_params.rx_clock_tai = o.interface != NULL; /* svrx stamps on TAI */
+		err = svapp_create(&app, o.app, &o.app_params, stdout);
+		if (err) {
+			fprintf(stderr, PROG ": --app %s: %s\n", o.app, strerror(-err));
+			ret = EXIT_RUNTIME;
+			goto out_close_writer;
+		}
+		pcfg.app = app;
 	}
 	pcfg.jsonl = o.jsonl ? stdout : NULL;
 	pcfg.write = w;
@@ -477,19 +670,24 @@ int main(int argc, char **argv)
 		if (print_json_summary(&o, p, r, syncp))
 			ret = EXIT_RUNTIME;
 	} else if (!o.quiet) {
-		if (svsub_summary_print(o.jsonl ? stderr : stdout, p, o.histograms))
+		if (svsub_summary_print(o.jsonl || o.app ? stderr : stdout, p, o.histograms))
 			ret = EXIT_RUNTIME;
 	}
 	if (svsub_proc_output_error(p) || fflush(stdout) || ferror(stdout))
 		ret = EXIT_RUNTIME;
 
+	svapp_destroy(app); /* app: per-stream summary lines (before the tracker: they name its streams) */
+	app = NULL;
 	svsub_proc_destroy(p);
+	if (app && (fflush(stdout) || ferror(stdout)))
+		ret = EXIT_RUNTIME;
 #ifdef SVSUB_HAVE_RX
 	if (live_rx && !o.quiet)
 		svrx_live_print(live_rx, stderr); /* rx: kernel counters, receive-path latency */
 	svrx_live_close(live_rx);	  /* detaches the XDP program */
 #endif
 out_close_writer:
+	svapp_destroy(app); /* app: NULL when destroyed above */
 	if (w)
 		sv_pcap_close_write(w);
 out_close_reader:

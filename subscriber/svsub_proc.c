@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sv_json.h"
+#include "svapp.h"
 
 /* Longest seqData / security field a frame can hold, as hex. */
 #define HEX_MAX (2u * 65536u + 1u)
@@ -229,6 +230,8 @@ int svsub_proc_frame(struct svsub_proc *p, const struct svsub_frame *f)
 	p->n.hsr += p->view.redundancy == SV_RED_HSR;
 	svsub_track_frame(p->track, &p->view, f->rx_ns, p->res);
 	p->last_ok = true;
+	if (p->cfg.app)
+		svapp_frame(p->cfg.app, p->track, &p->view, p->res, f->rx_ns); /* app */
 	if (p->cfg.jsonl)
 		jsonl_asdus(p, f, &p->view);
 	return p->out_err ? p->out_err : 1;

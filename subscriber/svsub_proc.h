@@ -39,8 +39,11 @@ struct svsub_frame {
 	uint16_t vlan_id;
 };
 
+struct svapp;
+
 struct svsub_proc_cfg {
 	FILE *jsonl;			/* one JSON object per ASDU / malformed frame, or NULL */
+	struct svapp *app;		/* app: gets every accepted sample after tracking (svapp.h), or NULL */
 	struct sv_pcap_writer *write;	/* save SV frames (decoded or not) with rx time, or NULL */
 	struct svsub_track_cfg track;
 };

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * svreport: joins the records of svpub, svtrace and every svsub into one per-hop latency report
+ * (terminal, JSON, self-contained HTML). See svreport.h for the engine.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sv_config.h"
+#include "sv_log.h"
+#include "svreport.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: svreport [OPTIONS] RECORDS...\n"
+"Joins the records of svpub (T0), svtrace (T1, T2a, T2b) and each svsub (T3, T4) per frame on\n"
+"(svID, TAI second, smpCnt) and reports, per hop of the SEAPATH latency model and end to end, per\n"
+"guest and per stream: count, lost, min/p50/p99/p99.9/p99.99/max, pacing, the tracer's why-late list,\n"
+"and PASS/FAIL against latency budgets (UNSYNCHRONISED when the clocks cannot be trusted).\n"
+"\n"
+"  -b, --budgets FILE      YAML budgets (default: max of T0-T4 250us, of T1-T2b 100us, of T3-T4 100us)\n"
+"  -H, --html FILE         write one self-contained HTML report with SVG plots\n"
+"  -j, --json              print the report as one JSON object on stdout (summary goes to stderr)\n"
+"  -c, --csv FILE          export every per-frame record as CSV (pandas: pd.read_csv)\n"
+"  -C, --cyclictest FILE   cyclictest -q -h N --histfile output (or its summary) as the host baseline\n"
+"  -g, --guest NAME=FILE   records of guest NAME (svsub in a VM); other files name their guests by\n"
+"                          their GUEST names (svtrace) or their host name\n"
+"  -a, --alias FROM=TO     call guest FROM (an svtrace egress port, a host name) TO\n"
+"  -w, --window S          join window in seconds (default 3): how late a record may still join\n"
+"      --max-frames N      frames held in the window at most (default 4194304)\n"
+"      --exact-limit N     per-frame values kept for exact percentiles (default 33554432)\n"
+"  -q, --quiet             no terminal summary\n"
+"  -h, --help              this text\n"
+"  -V, --version           version\n"
+"\n"
+"Exit status: 0 report written (whatever the verdict), 1 a file could not be read, 2 usage error.\n"
+"With --verdict-exit the status is 0 PASS, 3 FAIL, 4 UNSYNCHRONISED.\n"
+"\n"
+"EXAMPLES\n"
+"  # The lab's records, one HTML and one JSON report\n"
+"  svreport --html report.html --json pub.rec trace.rec -g vm1=vm1.rec -g vm2=vm2.rec > report.json\n"
+"  # Records copied from several hosts, own budgets, cyclictest baseline\n"
+"  svreport -b budgets.yaml -C cyclictest.hist hv/*.rec vm*/svsub.rec\n"
+"  # Per-frame records as CSV for pandas\n"
+"  svreport -q --csv frames.csv pub.rec\n");
+}
+
+static int parse_u64(const char *s, uint64_t *out, const char *what)
+{
+	if (sv_parse_uint64(s, out)) {
+		fprintf(stderr, "svreport: %s: '%s' is not a number\n", what, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"budgets", required_argument, NULL, 'b'}, {"html", required_argument, NULL, 'H'},
+		{"json", no_argument, NULL, 'j'},	   {"csv", required_argument, NULL, 'c'},
+		{"cyclictest", required_argument, NULL, 'C'}, {"guest", required_argument, NULL, 'g'},
+		{"alias", required_argument, NULL, 'a'},   {"window", required_argument, NULL, 'w'},
+		{"max-frames", required_argument, NULL, 1}, {"exact-limit", required_argument, NULL, 2},
+		{"verdict-exit", no_argument, NULL, 3},	   {"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},	   {"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *budget_path = NULL, *html_path = NULL, *csv_path = NULL, *ct_path = NULL;
+	const char *guests[SVR_MAX_FILES], *aliases[32];
+	unsigned nguests = 0, naliases = 0;
+	bool json = false, quiet = false, verdict_exit = false;
+	static struct svr_budgets budgets;
+	static struct svr_cyclic ct;
+	static struct svr_eval ev;
+	struct svr_cfg cfg;
+	struct svr *r = NULL;
+	FILE *csv = NULL;
+	char errbuf[700];
+	uint8_t bpairs[SVR_MAX_BUDGETS][2];
+	int c, ret = 1, err;
+	double w;
+
+	sv_log_set(sv_log_stderr, NULL, SV_LOG_WARN);
+	svr_cfg_defaults(&cfg);
+	while ((c = getopt_long(argc, argv, "b:H:jc:C:g:a:w:qhV", opts, NULL)) != -1) {
+		uint64_t u;
+
+		switch (c) {
+		case 'b':
+			budget_path = optarg;
+			break;
+		case 'H':
+			html_path = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'c':
+			csv_path = optarg;
+			break;
+		case 'C':
+			ct_path = optarg;
+			break;
+		case 'g':
+			if (nguests >= SVR_MAX_FILES || !strchr(optarg, '=') || optarg[0] == '=') {
+				fprintf(stderr, "svreport: --guest wants NAME=FILE, got '%s'\n", optarg);
+				return 2;
+			}
+			guests[nguests++] = optarg;
+			break;
+		case 'a':
+			if (naliases >= 32 || !strchr(optarg, '=') || optarg[0] == '=') {
+				fprintf(stderr, "svreport: --alias wants FROM=TO, got '%s'\n", optarg);
+				return 2;
+			}
+			aliases[naliases++] = optarg;
+			break;
+		case 'w':
+			if (sv_parse_double(optarg, &w) || w < 0.1 || w > 600) {
+				fprintf(stderr, "svreport: --window: '%s' is not a number of seconds in 0.1..600\n",
+					optarg);
+				return 2;
+			}
+			cfg.window_ns = (int64_t)(w * 1e9);
+			break;
+		case 1:
+			if (parse_u64(optarg, &u, "--max-frames"))
+				return 2;
+			cfg.max_frames = u;
+			break;
+		case 2:
+			if (parse_u64(optarg, &u, "--exact-limit"))
+				return 2;
+			cfg.exact_limit = u;
+			break;
+		case 3:
+			verdict_exit = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("svreport %s\n", SVKIT_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc && !nguests) {
+		fprintf(stderr, "svreport: no record files given\n");
+		usage(stderr);
+		return 2;
+	}
+
+	svr_budgets_default(&budgets);
+	if (budget_path && svr_budgets_load(&budgets, budget_path, errbuf, sizeof(errbuf))) {
+		fprintf(stderr, "svreport: budgets: %s\n", errbuf);
+		return 2;
+	}
+	if (budgets.clock_tolerance_ns >= 0)
+		cfg.clock_tolerance_ns = budgets.clock_tolerance_ns;
+	if (ct_path && svr_cyclic_load(&ct, ct_path, errbuf, sizeof(errbuf))) {
+		fprintf(stderr, "svreport: cyclictest: %s\n", errbuf);
+		return 1;
+	}
+	err = svr_create(&r, &cfg);
+	if (err) {
+		fprintf(stderr, "svreport: %s\n", strerror(-err));
+		return 1;
+	}
+	for (unsigned i = 0; i < budgets.n; i++) {
+		bpairs[i][0] = budgets.b[i].from;
+		bpairs[i][1] = budgets.b[i].to;
+	}
+	svr_set_budget_pairs(r, (const uint8_t(*)[2])bpairs, budgets.n);
+	for (unsigned i = 0; i < naliases; i++) {
+		char from[64];
+		const char *eq = strchr(aliases[i], '=');
+
+		snprintf(from, sizeof(from), "%.*s", (int)(eq - aliases[i]), aliases[i]);
+		if (svr_add_alias(r, from, eq + 1)) {
+			fprintf(stderr, "svreport: --alias '%s': names are 1..63 characters\n", aliases[i]);
+			ret = 2;
+			goto out;
+		}
+	}
+	for (unsigned i = 0; i < nguests; i++) {
+		char name[64];
+		const char *eq = strchr(guests[i], '=');
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - guests[i]), guests[i]);
+		if (svr_add_file(r, eq + 1, name)) {
+			fprintf(stderr, "svreport: %s\n", svr_file(r, svr_nfiles(r) - 1) ?
+							       svr_file(r, svr_nfiles(r) - 1)->errmsg : "too many files");
+			goto out;
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		if (svr_add_file(r, argv[i], NULL)) {
+			fprintf(stderr, "svreport: %s\n", svr_file(r, svr_nfiles(r) - 1) ?
+							       svr_file(r, svr_nfiles(r) - 1)->errmsg : "too many files");
+			goto out;
+		}
+	if (csv_path) {
+		csv = fopen(csv_path, "we");
+		if (!csv) {
+			fprintf(stderr, "svreport: %s: %s\n", csv_path, strerror(errno));
+			goto out;
+		}
+		svr_set_csv(r, csv);
+	}
+	err = svr_run(r);
+	for (unsigned i = 0; i < svr_nfiles(r); i++)
+		if (svr_file(r, i)->err)
+			fprintf(stderr, "svreport: %s (records before the fault are used)\n", svr_file(r, i)->errmsg);
+	svr_evaluate(r, &budgets, &ev);
+	if (!quiet)
+		svr_write_text(r, &budgets, &ev, &ct, json ? stderr : stdout);
+	if (json && svr_write_json(r, &budgets, &ev, &ct, stdout)) {
+		fprintf(stderr, "svreport: cannot write the JSON report\n");
+		goto out;
+	}
+	if (html_path) {
+		FILE *h = fopen(html_path, "we");
+
+		if (!h) {
+			fprintf(stderr, "svreport: %s: %s\n", html_path, strerror(errno));
+			goto out;
+		}
+		if (svr_write_html(r, &budgets, &ev, &ct, h) | fclose(h)) {
+			fprintf(stderr, "svreport: %s: write failed\n", html_path);
+			goto out;
+		}
+	}
+	if (csv && fclose(csv)) {
+		csv = NULL;
+		fprintf(stderr, "svreport: %s: write failed\n", csv_path);
+		goto out;
+	}
+	csv = NULL;
+	ret = err ? 1 : 0;
+	if (!ret && verdict_exit)
+		ret = ev.verdict == SVR_PASS ? 0 : ev.verdict == SVR_FAIL ? 3 : 4;
+out:
+	if (csv)
+		fclose(csv);
+	svr_destroy(r);
+	return ret;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* svsub -c FILE: the configuration table (common/sv_config.h). */
+#include <stddef.h>
+#include <string.h>
+
+#include "svapp.h"
+
+const char *const svsub_cfg_backend_names[] = { "af_xdp", "af_packet", NULL };
+
+#define C struct svsub_file_config
+const struct sv_cfg_key svsub_config_table[] = {
+	SV_CFG_KEY_STRING(C, read, "read", "", "capture file to read (offline); empty = receive on interface"),
+	SV_CFG_KEY_STRING(C, interface, "interface", "", "network interface to receive on (live)"),
+	SV_CFG_KEY_ENUM(C, backend, "backend", svsub_cfg_backend_names, "af_xdp", "live receive back-end"),
+	SV_CFG_KEY_DOUBLE(C, duration, "duration", 0, 1e9, "0", "live: seconds to receive; 0 = until stopped"),
+	SV_CFG_KEY_STRING(C, write, "write", "", "save received SV frames (.pcapng or pcap); empty = no"),
+	SV_CFG_KEY_BOOL(C, json, "json", "false", "final summary as one JSON object on stdout"),
+	SV_CFG_KEY_BOOL(C, jsonl, "jsonl", "false", "one JSON object per ASDU on stdout"),
+	SV_CFG_KEY_BOOL(C, histograms, "histograms", "false", "histograms in the text summary"),
+	SV_CFG_KEY_BOOL(C, quiet, "quiet", "false", "no text summary, no status lines"),
+	SV_CFG_KEY_STRING(C, app, "app", "", "application fed with every accepted sample: overcurrent, phasor"),
+	SV_CFG_KEY_DOUBLE(C, pickup, "pickup", 0.001, 1e7, "1000", "overcurrent: pickup, primary A RMS"),
+	SV_CFG_KEY_UINT(C, trip_samples, "trip_samples", 0, 65536, "0",
+			"overcurrent: consecutive samples over pickup to trip; 0 = a quarter cycle"),
+	SV_CFG_KEY_DOUBLE(C, dropoff, "dropoff", 0.01, 1, "0.95", "overcurrent: reset below dropoff x pickup"),
+	SV_CFG_KEY_BOOL(C, block_test, "block_test", "true",
+			"overcurrent: block on test quality and simulated samples"),
+	SV_CFG_KEY_DOUBLE(C, current_lsb, "current_lsb", 1e-9, 1e6, "0.001", "A per LSB of the current channels"),
+	SV_CFG_KEY_UINT(C, nominal_hz, "nominal_hz", 1, 1000, "50",
+			"nominal frequency: smpRate per period, DFT window"),
+	SV_CFG_KEY_UINT(C, wrap, "wrap", 0, 65536, "0", "smpCnt wrap for every stream; 0 = stated, else learned"),
+	SV_CFG_KEY_UINT(C, max_streams, "max_streams", 1, 1 << 20, "256", "stream table size"),
+	SV_CFG_KEY_UINT(C, reorder_window, "reorder_window", 0, 65535, "0", "late/duplicate window; 0 = wrap/2"),
+	SV_CFG_KEY_UINT(C, resync_run, "resync_run", 0, 65536, "0", "samples confirming a counter restart; 0 = 8"),
+	SV_CFG_KEY_DOUBLE(C, max_latency_ms, "max_latency_ms", 0, 999, "0",
+			  "larger latencies mark the clock unsynchronised; 0 = 500"),
+	SV_CFG_KEY_END,
+};
+#undef C
+
+int svsub_config_init(struct svsub_file_config *c)
+{
+	struct sv_cfg_error err;
+
+	memset(c, 0, sizeof(*c));
+	return sv_config_defaults(svsub_config_table, c, &err);
+}
+
+const char *svsub_config_prescan(int argc, char **argv, bool *cli_source)
+{
+	const char *path = NULL;
+
+	*cli_source = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			break;
+		if ((!strcmp(a, "-c") || !strcmp(a, "--config")) && i + 1 < argc)
+			path = argv[++i];
+		else if (!strncmp(a, "--config=", 9))
+			path = a + 9;
+		else if (!strncmp(a, "-c", 2) && a[2])
+			path = a + 2;
+		else if (!strcmp(a, "-r") || !strcmp(a, "-i") || !strcmp(a, "--read") || !strncmp(a, "--read=", 7) ||
+			 !strcmp(a, "--interface") || !strncmp(a, "--interface=", 12) ||
+			 (a[0] == '-' && (a[1] == 'r' || a[1] == 'i') && a[2]))
+			*cli_source = true;
+	}
+	return path;
+}

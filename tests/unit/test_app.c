@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: Apache-2.0
+/* svapp: one-cycle DFT against closed-form sines; the ANSI 50 overcurrent element (pickup boundary,
+ * N-sample delay, blocking on quality / test / simulated, reset and re-trip); the svsub config table. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sv_dataset.h"
+#include "svapp.h"
+
+#define DEG (M_PI / 180.0)
+
+static double wrap_pi(double a)
+{
+	while (a > M_PI)
+		a -= 2 * M_PI;
+	while (a <= -M_PI)
+		a += 2 * M_PI;
+	return a;
+}
+
+struct dft_case {
+	unsigned n;
+	double amp, phi_deg, dc, h3, h5; /* harmonics as fractions of amp */
+};
+
+static void run_dft_case(const struct dft_case *c, unsigned samples)
+{
+	static double cosv[SVAPP_DFT_MAX_N], sinv[SVAPP_DFT_MAX_N];
+	static struct svapp_dft d;
+	double w = 2 * M_PI / c->n, rms_want = c->amp / M_SQRT2;
+	unsigned k;
+
+	svapp_dft_tables(c->n, cosv, sinv);
+	assert_int_equal(svapp_dft_init(&d, c->n, cosv, sinv), 0);
+	for (k = 0; k < samples; k++) {
+		double t = w * k + c->phi_deg * DEG;
+		double x = c->amp * (cos(t) + c->h3 * cos(3 * t + 0.7) + c->h5 * sin(5 * t)) + c->dc;
+
+		svapp_dft_push(&d, x);
+		assert_true(svapp_dft_ready(&d) == (k + 1 >= c->n));
+	}
+	k = samples - 1;
+	assert_true(fabs(svapp_dft_rms(&d) - rms_want) <= 1e-3 * rms_want);
+	assert_true(fabs(wrap_pi(svapp_dft_angle(&d) - (w * k + c->phi_deg * DEG))) <= 0.1 * DEG);
+}
+
+static void test_dft_sines(void **state)
+{
+	static const struct dft_case cases[] = {
+		{ 80, 1000, 0, 0, 0, 0 },      { 80, 28000, 30, 0, 0, 0 },   { 80, 1.5, -120, 0, 0, 0 },
+		{ 96, 5000, 179.9, 0, 0, 0 },  { 256, 100, 45, 0, 0, 0 },    { 288, 7e6, -90, 0, 0, 0 },
+		{ 80, 1000, 10, 300, 0, 0 },   /* DC offset (fault transient) rejected */
+		{ 80, 1000, 60, 0, 0.2, 0.1 }, /* 3rd and 5th harmonics rejected */
+		{ 96, 2000, -45, -50, 0.3, 0.15 },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run_dft_case(&cases[i], cases[i].n);	      /* exactly one cycle */
+		run_dft_case(&cases[i], cases[i].n * 3 + 17); /* any later sample */
+	}
+}
+
+static void test_dft_long_run(void **state)
+{
+	/* Millions of recursive updates (with a 20 kA transient in between): no accumulated drift. */
+	static const struct dft_case c = { 80, 1000, 20, 0, 0, 0 };
+
+	(void)state;
+	run_dft_case(&c, 2000003);
+}
+
+static void test_dft_not_ready_and_reset(void **state)
+{
+	static double cosv[80], sinv[80];
+	static struct svapp_dft d;
+
+	(void)state;
+	assert_int_equal(svapp_dft_init(&d, 3, cosv, sinv), -EINVAL);
+	assert_int_equal(svapp_dft_init(&d, SVAPP_DFT_MAX_N + 1, cosv, sinv), -EINVAL);
+	svapp_dft_tables(80, cosv, sinv);
+	assert_int_equal(svapp_dft_init(&d, 80, cosv, sinv), 0);
+	for (unsigned k = 0; k < 79; k++)
+		svapp_dft_push(&d, 100.0 * cos(2 * M_PI * k / 80));
+	assert_false(svapp_dft_ready(&d));
+	svapp_dft_push(&d, 100.0);
+	assert_true(svapp_dft_ready(&d));
+	svapp_dft_reset(&d);
+	assert_false(svapp_dft_ready(&d));
+	assert_true(svapp_dft_rms(&d) == 0.0);
+	assert_int_equal(svapp_samples_per_cycle(4000, 50), 80);
+	assert_int_equal(svapp_samples_per_cycle(4800, 60), 80);
+	assert_int_equal(svapp_samples_per_cycle(14400, 50), 288);
+	assert_int_equal(svapp_samples_per_cycle(0, 50), 0);
+	assert_int_equal(svapp_samples_per_cycle(100, 50), 0);
+}
+
+/* ---- overcurrent through the application interface ---- */
+
+struct oc_run {
+	const struct svapp_ops *ops;
+	void *ctx;
+	FILE *out;
+	struct svsub_stream_stats stats;
+	struct svapp_stream s;
+	struct svapp_sample x;
+	uint32_t k; /* absolute sample number */
+};
+
+static void oc_open(struct oc_run *r, const struct svapp_params *p)
+{
+	memset(r, 0, sizeof(*r));
+	r->ops = svapp_find("overcurrent");
+	assert_non_null(r->ops);
+	r->out = tmpfile();
+	assert_non_null(r->out);
+	assert_int_equal(r->ops->start(&r->ctx, p, r->out), 0);
+	r->stats.rate = 4000;
+	r->stats.wrap = 4000;
+	strcpy(r->stats.svID, "MU01");
+	r->s.stats = &r->stats;
+	r->s.svID = r->stats.svID;
+	r->s.appid = 0x4000;
+	assert_int_equal(r->ops->stream_new(r->ctx, &r->s), 0);
+	r->x.rate = 4000;
+	r->x.nch = 8;
+	r->x.smpSynch = 2;
+}
+
+/* @n samples of three-phase currents of @rms_a A RMS (1 mA/LSB), quality @q on phases A..C. */
+static void oc_feed(struct oc_run *r, unsigned n, double rms_a, uint32_t q, bool simulated)
+{
+	for (unsigned i = 0; i < n; i++, r->k++) {
+		double t = 2 * M_PI * 50.0 * r->k / 4000.0;
+
+		r->x.smpCnt = (uint16_t)(r->k % 4000);
+		r->x.rx_ns = (int64_t)r->k * 250000;
+		r->x.has_sample_time = true;
+		r->x.sample_ns = r->x.rx_ns - 1000;
+		r->x.simulated = simulated;
+		for (unsigned ph = 0; ph < 3; ph++) {
+			r->x.values[ph] = (int32_t)lround(rms_a * M_SQRT2 * 1000.0 * cos(t - ph * 2 * M_PI / 3));
+			r->x.quality[ph] = q;
+		}
+		r->ops->sample(r->ctx, &r->s, &r->x);
+	}
+}
+
+struct trip_info {
+	unsigned trips, resets;
+	long smpCnt, fault_smpCnt; /* of the last trip */
+	char phases[8];
+};
+
+static void oc_close(struct oc_run *r, struct trip_info *ti)
+{
+	char line[2048];
+
+	r->ops->stream_free(r->ctx, &r->s);
+	r->ops->stop(r->ctx);
+	memset(ti, 0, sizeof(*ti));
+	ti->smpCnt = ti->fault_smpCnt = -1;
+	rewind(r->out);
+	while (fgets(line, sizeof(line), r->out)) {
+		char *p;
+
+		if (strstr(line, "\"event\":\"reset\""))
+			ti->resets++;
+		if (!strstr(line, "\"event\":\"trip\""))
+			continue;
+		ti->trips++;
+		p = strstr(line, "\"smpCnt\":");
+		assert_non_null(p);
+		ti->smpCnt = strtol(p + 9, NULL, 10);
+		p = strstr(line, "\"fault_smpCnt\":");
+		assert_non_null(p);
+		ti->fault_smpCnt = strtol(p + 15, NULL, 10);
+		p = strstr(line, "\"phases\":\"");
+		assert_non_null(p);
+		sscanf(p + 10, "%7[A-C]", ti->phases);
+		assert_non_null(strstr(line, "\"processing_ns\":"));
+		assert_non_null(strstr(line, "\"fault_sample_ns\":"));
+		assert_non_null(strstr(line, "\"decision_ns\":"));
+	}
+	fclose(r->out);
+}
+
+static void params(struct svapp_params *p)
+{
+	svapp_params_init(p);
+}
+
+static void test_oc_pickup_boundary(void **state)
+{
+	struct svapp_params p;
+	struct oc_run r;
+	struct trip_info ti;
+
+	(void)state;
+	params(&p);
+	oc_open(&r, &p);
+	oc_feed(&r, 4000, 999.0, 0, false); /* 0.1 % under pickup for a second: never */
+	oc_close(&r, &ti);
+	assert_int_equal(ti.trips, 0);
+
+	oc_open(&r, &p);
+	oc_feed(&r, 4000, 1001.0, 0, false); /* 0.1 % over: trips */
+	oc_close(&r, &ti);
+	assert_int_equal(ti.trips, 1);
+	assert_string_equal(ti.phases, "ABC");
+
+	p.pickup_a = 250.0; /* the pickup option is honoured */
+	oc_open(&r, &p);
+	oc_feed(&r, 4000, 260.0, 0, false);
+	oc_close(&r, &ti);
+	assert_int_equal(ti.trips, 1);
+}
+
+static void test_oc_n_sample_delay(void **state)
+{
+	static const unsigned ns[] = { 0, 1, 5, 20, 80 };
+	struct svapp_params p;
+	struct oc_run r;
+	struct trip_info ti;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		unsigned want = ns[i] ? ns[i] : 20; /* default: a quarter cycle of 80 */
+
+		params(&p);
+		p.trip_samples = ns[i];
+		oc_open(&r, &p);
+		/* Over pickup from the first sample: the first decision is on the 80th (window full). */
+		oc_feed(&r, 400, 5000.0, 0, false);
+		oc_close(&r, &ti);
+		assert_int_equal(ti.trips, 1);
+		assert_int_equal(ti.fault_smpCnt, 79);
+		assert_int_equal(ti.smpCnt - ti.fault_smpCnt, want - 1); /* the N-th sample over pickup */
+	}
+}
+
+static void test_oc_step_fault_within_cycle(void **state)
+{
+	static const double amps[] = { 2000, 5000, 20000 };
+	struct svapp_params p;
+	struct oc_run r;
+	struct trip_info ti;
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		params(&p);
+		oc_open(&r, &p);
+		oc_feed(&r, 400, 200.0, 0, false); /* load */
+		oc_feed(&r, 400, amps[i], 0, false); /* fault at sample 400 */
+		oc_close(&r, &ti);
+		assert_int_equal(ti.trips, 1);
+		assert_true(ti.fault_smpCnt >= 400); /* never before the fault */
+		assert_true(ti.smpCnt - 400 <= 80);  /* within one cycle of it */
+		assert_string_equal(ti.phases, "ABC");
+	}
+}
+
+static void test_oc_blocking(void **state)
+{
+	struct {
+		uint32_t q;
+		bool sim, no_block_test;
+		unsigned trips;
+	} cases[] = {
+		{ 0x1, false, false, 0 },	    /* invalid (Ed 2.1 numbering) */
+		{ 0x2, false, false, 0 },	    /* invalid (older numbering) */
+		{ 0x3, false, false, 0 },	    /* questionable */
+		{ 0x3, false, true, 0 },	    /* questionable blocks even when tests are allowed */
+		{ SV_Q_TEST, false, false, 0 },	    /* test */
+		{ SV_Q_TEST, false, true, 1 },	    /* ... unless told otherwise */
+		{ 0, true, false, 0 },		    /* simulated */
+		{ 0, true, true, 1 },
+		{ SV_Q_DERIVED | SV_Q_OVERFLOW, false, false, 1 }, /* detail flags with validity good: no block */
+	};
+	struct svapp_params p;
+	struct oc_run r;
+	struct trip_info ti;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		params(&p);
+		p.no_block_test = cases[i].no_block_test;
+		oc_open(&r, &p);
+		oc_feed(&r, 800, 20000.0, cases[i].q, cases[i].sim);
+		oc_close(&r, &ti);
+		assert_int_equal(ti.trips, cases[i].trips);
+	}
+
+	/* One invalid sample in a fault: blocked until it has left the one-cycle window, then trips. */
+	params(&p);
+	oc_open(&r, &p);
+	oc_feed(&r, 400, 100.0, 0, false);
+	oc_feed(&r, 10, 20000.0, 0, false);
+	oc_feed(&r, 1, 20000.0, 0x1, false); /* sample 410 */
+	oc_feed(&r, 400, 20000.0, 0, false);
+	oc_close(&r, &ti);
+	assert_int_equal(ti.trips, 1);
+	assert_true(ti.fault_smpCnt >= 410 + 80);
+	assert_int_equal(ti.smpCnt - ti.fault_smpCnt, 19);
+}
+
+static void test_oc_reset_and_retrip(void **state)
+{
+	struct svapp_params p;
+	struct oc_run r;
+	struct trip_info ti;
+
+	(void)state;
+	params(&p);
+	oc_open(&r, &p);
+	oc_feed(&r, 400, 100.0, 0, false);
+	oc_feed(&r, 400, 8000.0, 0, false); /* fault 1 */
+	oc_feed(&r, 400, 960.0, 0, false);  /* above 95 % of pickup: stays tripped, no second trip */
+	oc_feed(&r, 400, 100.0, 0, false);  /* cleared: reset */
+	oc_feed(&r, 400, 8000.0, 0, false); /* fault 2 at sample 1600 */
+	oc_close(&r, &ti);
+	assert_int_equal(ti.trips, 2);
+	assert_int_equal(ti.resets, 1);
+	assert_true(ti.fault_smpCnt >= 1600 && ti.smpCnt - 1600 <= 80);
+}
+
+static void test_oc_gap_restarts_window(void **state)
+{
+	struct svapp_params p;
+	struct oc_run r;
+	struct trip_info ti;
+
+	(void)state;
+	params(&p);
+	oc_open(&r, &p);
+	oc_feed(&r, 400, 5000.0, 0, false);
+	oc_close(&r, &ti);
+	assert_int_equal(ti.trips, 1);
+
+	/* A gap every 50 samples: the window never fills, no decision on mixed windows. */
+	oc_open(&r, &p);
+	for (unsigned i = 0; i < 20; i++) {
+		r.x.lost_before = true;
+		oc_feed(&r, 1, 5000.0, 0, false);
+		r.x.lost_before = false;
+		oc_feed(&r, 49, 5000.0, 0, false);
+	}
+	oc_close(&r, &ti);
+	assert_int_equal(ti.trips, 0);
+}
+
+static void test_registry_and_config(void **state)
+{
+	struct svsub_file_config c;
+	struct sv_cfg_error err;
+	static const char good[] = "app: overcurrent\npickup: 1500\ntrip_samples: 10\nnominal_hz: 60\n"
+				   "backend: af_packet\nblock_test: false\n";
+	static const char bad[] = "app: overcurrent\npickupp: 1500\n";
+	bool src;
+	char *argv[] = { "svsub", "-r", "x.pcap", "--config", "a.yaml", "-cb.yaml", NULL };
+
+	(void)state;
+	assert_ptr_equal(svapp_find("overcurrent"), &svapp_overcurrent_ops);
+	assert_ptr_equal(svapp_find("phasor"), &svapp_phasor_ops);
+	assert_null(svapp_find("nope"));
+	assert_null(svapp_find(NULL));
+	assert_int_equal(svsub_config_init(&c), 0);
+	assert_true(c.pickup == 1000.0 && c.block_test && c.nominal_hz == 50);
+	assert_int_equal(sv_config_load_string(svsub_config_table, &c, good, strlen(good), "t.yaml", &err), 0);
+	assert_string_equal(c.app, "overcurrent");
+	assert_true(c.pickup == 1500.0 && c.trip_samples == 10 && c.nominal_hz == 60 && !c.block_test);
+	assert_int_equal(c.backend, SVSUB_CFG_AF_PACKET);
+	assert_int_equal(sv_config_load_string(svsub_config_table, &c, bad, strlen(bad), "t.yaml", &err),
+			 -EINVAL);
+	assert_int_equal(err.line, 2);
+	assert_non_null(strstr(err.text, "t.yaml:2:"));
+	assert_string_equal(svsub_config_prescan(6, argv, &src), "b.yaml");
+	assert_true(src);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dft_sines),
+		cmocka_unit_test(test_dft_long_run),
+		cmocka_unit_test(test_dft_not_ready_and_reset),
+		cmocka_unit_test(test_oc_pickup_boundary),
+		cmocka_unit_test(test_oc_n_sample_delay),
+		cmocka_unit_test(test_oc_step_fault_within_cycle),
+		cmocka_unit_test(test_oc_blocking),
+		cmocka_unit_test(test_oc_reset_and_retrip),
+		cmocka_unit_test(test_oc_gap_restarts_window),
+		cmocka_unit_test(test_registry_and_config),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

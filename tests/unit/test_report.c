@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * svreport's engine on hand-made records with known latencies: exact percentiles from per-frame
+ * records, bucket error bounds from per-second summaries only, and exactly one lost, duplicate,
+ * reordered frame and a missing hop reported as such; a tracer's off-by-one-second key is re-derived;
+ * budgets, verdicts and the clock check.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sv_clock.h"
+#include "sv_record.h"
+#include "sv_stats.h"
+#include "svreport.h"
+
+#define SEC0 1700000000u
+#define RATE 4000u
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/test_report.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *path_of(const char *name)
+{
+	static char buf[8][128];
+	static unsigned k;
+	char *p = buf[k++ % 8];
+
+	snprintf(p, 128, "%s/%s", dir, name);
+	return p;
+}
+
+static struct sv_record_writer *wopen(const char *name, const char *tool, const char *host, bool synced,
+				      uint32_t rate)
+{
+	struct sv_clock_sync sync = {.unsync = !synced, .tai_unset = false, .state = synced ? 0 : 5,
+				     .tai_offset_s = 37, .maxerror_ns = 1000};
+	struct sv_record_writer_cfg cfg = {
+		.path = path_of(name), .tool = tool, .clock = SV_CLOCK_TAI, .sync = &sync, .host = host,
+		.no_to_tai = true,
+	};
+	struct sv_rec_stream s = {.stream = 0, .appid = 0x4000, .asdus = 1, .sample_rate = rate, .conf_rev = 1,
+				  .vlan = 0xFFFF, .smp_synch = 2, .svid_len = 4, .smp_wrap = rate ? rate : 65536};
+	struct sv_record_writer *w = NULL;
+
+	memcpy(s.svid, "MU01", 5);
+	assert_int_equal(sv_record_writer_open(&w, &cfg), 0);
+	assert_int_equal(sv_record_define_stream(w, &s), 0);
+	return w;
+}
+
+static void ev_write(struct sv_record_writer *w, unsigned point, uint32_t sec, uint16_t smp, int64_t t_ns,
+		     uint16_t guest)
+{
+	struct sv_rec_event ev = {.point = (uint8_t)point, .stream = 0, .t_ns = t_ns, .tai_sec = sec,
+				  .smp_cnt = smp, .ts_src = SV_TS_SOFTWARE, .guest = guest, .nasdu = 1};
+
+	assert_int_equal(sv_record_write_event(w, &ev), 0);
+}
+
+static int64_t ts_of(unsigned k)
+{
+	return sv_sample_time_ns(SEC0 + k / RATE, k % RATE, RATE);
+}
+
+static struct svr *run(const char *files[], const char *guests[], unsigned n)
+{
+	struct svr *r;
+
+	assert_int_equal(svr_create(&r, NULL), 0);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(svr_add_file(r, path_of(files[i]), guests ? guests[i] : NULL), 0);
+	assert_int_equal(svr_run(r), 0);
+	return r;
+}
+
+/* 1000 frames: Ts-T0 = 10 us + k ns, T0-T3 a permutation of 1..1000 us: nearest-rank percentiles exact. */
+static void test_exact_percentiles(void **state)
+{
+	struct sv_record_writer *pub, *sub;
+	const char *files[] = {"pub.rec", "sub.rec"}, *guests[] = {NULL, "vm1"};
+	struct svr_hop h;
+	struct svr *r;
+
+	(void)state;
+	pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
+	sub = wopen("sub.rec", "svsub", "hostA", true, 0); /* the subscriber may not know the rate */
+	for (unsigned k = 0; k < 1000; k++) {
+		int64_t t0 = ts_of(k) + 10000 + k;
+		unsigned perm = (k * 7919u) % 1000u; /* 7919 is prime: a permutation of 0..999 */
+
+		ev_write(pub, SV_POINT_T0, SEC0, (uint16_t)k, t0, SV_REC_GUEST_NONE);
+		ev_write(sub, SV_POINT_T3, SEC0, (uint16_t)k, t0 + 1000 * (int64_t)(perm + 1), SV_REC_GUEST_NONE);
+	}
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	assert_int_equal(sv_record_writer_close(sub), 0);
+	r = run(files, guests, 2);
+	assert_int_equal(svr_nguests(r), 1);
+	assert_string_equal(svr_guest_name(r, 0), "vm1");
+
+	assert_int_equal(svr_hop_get(r, SV_POINT_T0, SV_POINT_T3, 0, -1, &h), 0);
+	assert_true(h.lat.exact);
+	assert_int_equal(h.count, 1000);
+	assert_int_equal(h.lost, 0);
+	assert_int_equal(h.lat.min, 1000);
+	assert_int_equal(h.lat.p50, 500000);	/* rank 500 */
+	assert_int_equal(h.lat.p99, 990000);	/* rank 990 */
+	assert_int_equal(h.lat.p999, 999000);	/* rank 999 */
+	assert_int_equal(h.lat.p9999, 1000000); /* rank ceil(999.9) = 1000 */
+	assert_int_equal(h.lat.max, 1000000);
+	/* the only stream: its per-stream entry is exact too */
+	assert_int_equal(svr_hop_get(r, SV_POINT_T0, SV_POINT_T3, 0, 0, &h), 0);
+	assert_true(h.lat.exact);
+	assert_int_equal(h.lat.p99, 990000);
+
+	assert_int_equal(svr_hop_get(r, SV_POINT_TS, SV_POINT_T0, SVR_GUEST_SHARED, -1, &h), 0);
+	assert_true(h.lat.exact);
+	assert_int_equal(h.count, 1000);
+	assert_int_equal(h.lat.min, 10000);
+	assert_int_equal(h.lat.p50, 10000 + 499);
+	assert_int_equal(h.lat.p99, 10000 + 989);
+	assert_int_equal(h.lat.max, 10000 + 999);
+	/* pacing at T0: 250 us + 1 ns each */
+	assert_non_null(svr_point(r, SV_POINT_T0, -1)->pacing);
+	assert_int_equal(svr_point(r, SV_POINT_T0, -1)->pacing->count, 999);
+	assert_int_equal(svr_point(r, SV_POINT_T0, -1)->pacing->min, 250001);
+	assert_int_equal(svr_point(r, SV_POINT_T0, -1)->nominal_ns, 250000);
+	svr_destroy(r);
+}
+
+/* One lost (frame 10 never at T3), one duplicate (20 twice at T3), one reordered (31 before 30), no T1/T2
+ * records at all: reported exactly, and the hops bridge the missing points. */
+static void test_anomalies(void **state)
+{
+	struct sv_record_writer *pub, *sub;
+	const char *files[] = {"pub.rec", "sub.rec"}, *guests[] = {NULL, "vm1"};
+	uint8_t pairs[16][2];
+	struct svr_hop h;
+	struct svr *r;
+	unsigned n;
+	bool t0t3 = false;
+
+	(void)state;
+	pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
+	sub = wopen("sub.rec", "svsub", "hostA", true, RATE);
+	for (unsigned k = 0; k < 100; k++)
+		ev_write(pub, SV_POINT_T0, SEC0, (uint16_t)k, ts_of(k) + 5000, SV_REC_GUEST_NONE);
+	for (unsigned k = 0; k < 100; k++) {
+		unsigned kk = k == 30 ? 31 : k == 31 ? 30 : k;
+
+		if (kk == 10)
+			continue;
+		ev_write(sub, SV_POINT_T3, SEC0, (uint16_t)kk, ts_of(kk) + 50000, SV_REC_GUEST_NONE);
+		if (kk == 20)
+			ev_write(sub, SV_POINT_T3, SEC0, (uint16_t)kk, ts_of(kk) + 60000, SV_REC_GUEST_NONE);
+	}
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	assert_int_equal(sv_record_writer_close(sub), 0);
+	r = run(files, guests, 2);
+
+	assert_int_equal(svr_hop_get(r, SV_POINT_T0, SV_POINT_T3, 0, -1, &h), 0);
+	assert_int_equal(h.count, 99);
+	assert_int_equal(h.lost, 1);
+	assert_int_equal(h.lat.min, 45000);
+	assert_int_equal(h.lat.max, 45000); /* the duplicate's later time is not used */
+	assert_int_equal(svr_hop_get(r, SV_POINT_TS, SV_POINT_T3, 0, -1, &h), 0);
+	assert_int_equal(h.lost, 1);
+	assert_int_equal(svr_point(r, SV_POINT_T3, 0)->duplicates, 1);
+	assert_int_equal(svr_point(r, SV_POINT_T3, 0)->reordered, 1);
+	assert_int_equal(svr_point(r, SV_POINT_T3, 0)->frames, 99);
+	assert_int_equal(svr_point(r, SV_POINT_T0, -1)->duplicates, 0);
+	assert_int_equal(svr_point(r, SV_POINT_T0, -1)->reordered, 0);
+	/* the missing hop: no T1, T2a, T2b anywhere */
+	assert_false(svr_point_present(r, SV_POINT_T1, -1));
+	assert_false(svr_point_present(r, SV_POINT_T2A, 0));
+	assert_false(svr_point_present(r, SV_POINT_T2B, 0));
+	assert_true(svr_point_present(r, SV_POINT_T3, 0));
+	n = svr_hop_list(r, 0, pairs, 16);
+	for (unsigned i = 0; i < n; i++) {
+		assert_true(pairs[i][0] != SV_POINT_T1 && pairs[i][1] != SV_POINT_T1);
+		assert_true(pairs[i][1] != SV_POINT_T2A && pairs[i][1] != SV_POINT_T2B);
+		t0t3 |= pairs[i][0] == SV_POINT_T0 && pairs[i][1] == SV_POINT_T3;
+	}
+	assert_true(t0t3);
+	assert_int_equal(svr_totals(r)->frames, 100);
+	svr_destroy(r);
+}
+
+/* A frame nobody recorded after the publisher, a frame lost before everybody (gap in the sequence), and
+ * a frame missing only at an intermediate point (the tracer's record, not the frame, was lost). */
+static void test_lost_missing(void **state)
+{
+	struct sv_record_writer *pub, *tr, *sub;
+	const char *files[] = {"pub.rec", "trace.rec", "sub.rec"}, *guests[] = {NULL, NULL, "vm1"};
+	struct svr_hop h;
+	struct svr *r;
+
+	(void)state;
+	pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
+	tr = wopen("trace.rec", "svtrace", "hostA", true, 0);
+	sub = wopen("sub.rec", "svsub", "hostA", true, RATE);
+	for (unsigned k = 0; k < 200; k++) {
+		if (k != 50)	/* 50: never published (no record anywhere): a gap */
+			ev_write(pub, SV_POINT_T0, SEC0, (uint16_t)k, ts_of(k) + 5000, SV_REC_GUEST_NONE);
+		if (k != 50 && k != 60)	/* 60: lost between T0 and T1 */
+			if (k != 70)	/* 70: the tracer missed its T1 record, the guest got it */
+				ev_write(tr, SV_POINT_T1, SEC0, (uint16_t)k, ts_of(k) + 20000, SV_REC_GUEST_NONE);
+		if (k != 50 && k != 60)
+			ev_write(sub, SV_POINT_T3, SEC0, (uint16_t)k, ts_of(k) + 70000, SV_REC_GUEST_NONE);
+	}
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	assert_int_equal(sv_record_writer_close(tr), 0);
+	assert_int_equal(sv_record_writer_close(sub), 0);
+	r = run(files, guests, 3);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T0, SV_POINT_T1, SVR_GUEST_SHARED, -1, &h), 0);
+	assert_int_equal(h.count, 197);
+	assert_int_equal(h.lost, 1);	/* 60 */
+	assert_int_equal(h.missing, 1);	/* 70 */
+	assert_int_equal(h.lat.p50, 15000);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T1, SV_POINT_T3, 0, -1, &h), 0);
+	assert_int_equal(h.count, 197);
+	assert_int_equal(h.lost, 0);
+	assert_int_equal(h.lat.max, 50000);
+	assert_int_equal(svr_hop_get(r, SV_POINT_TS, SV_POINT_T3, 0, -1, &h), 0);
+	assert_int_equal(h.count, 198);
+	assert_int_equal(h.lost, 2);	/* 50 (before everyone) + 60 */
+	assert_int_equal(svr_hop_get(r, SV_POINT_T0, SV_POINT_T3, 0, -1, &h), 0);
+	assert_int_equal(h.lost, 1);	/* 60 only: 50 never reached T0 */
+	assert_int_equal(svr_point(r, SV_POINT_T1, -1)->missing, 1);
+	svr_destroy(r);
+}
+
+/* svtrace stamps tai_sec from the event's own time: a frame of the end of a second seen just after the
+ * next one began must still join its publisher record. */
+static void test_tracer_second_realigned(void **state)
+{
+	struct sv_record_writer *pub, *tr;
+	const char *files[] = {"pub.rec", "trace.rec"};
+	struct svr_hop h;
+	struct svr *r;
+
+	(void)state;
+	pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
+	tr = wopen("trace.rec", "svtrace", "hostA", true, 0);
+	for (unsigned k = RATE - 100; k < RATE + 100; k++) {
+		int64_t t1 = ts_of(k) + 300000;
+
+		ev_write(pub, SV_POINT_T0, SEC0 + k / RATE, (uint16_t)(k % RATE), ts_of(k) + 5000, SV_REC_GUEST_NONE);
+		ev_write(tr, SV_POINT_T1, (uint32_t)sv_ns_to_sec_floor(t1), (uint16_t)(k % RATE), t1, SV_REC_GUEST_NONE);
+	}
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	assert_int_equal(sv_record_writer_close(tr), 0);
+	r = run(files, NULL, 2);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T0, SV_POINT_T1, SVR_GUEST_SHARED, -1, &h), 0);
+	assert_int_equal(h.count, 200);
+	assert_int_equal(h.lost, 0);
+	assert_int_equal(h.lat.min, 295000);
+	assert_int_equal(h.lat.max, 295000);
+	assert_int_equal(svr_totals(r)->realigned, 1); /* smpCnt 3999: seen 50 us into the next second */
+	svr_destroy(r);
+}
+
+/* Per-second HIST records only: percentiles within the stated bucket error of the true ones. */
+static void test_summaries_only(void **state)
+{
+	static struct sv_stats hs;
+	static int64_t all[3 * 4000];
+	struct sv_record_writer *pub;
+	const char *files[] = {"pub.rec"};
+	struct sv_stats_summary truth;
+	struct svr_hop h;
+	struct svr *r;
+	size_t n = 0;
+
+	(void)state;
+	pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
+	for (unsigned s = 0; s < 3; s++) {
+		struct sv_rec_hist hdr = {.point = SV_POINT_T0, .stream = 0, .from_point = SV_POINT_TS,
+					  .guest = SV_REC_GUEST_NONE, .tai_sec = SEC0 + s, .period_ms = 1000};
+		struct sv_rec_summary sum = {.point = SV_POINT_T0, .stream = 0, .from_point = SV_POINT_TS,
+					     .guest = SV_REC_GUEST_NONE, .tai_sec = SEC0 + s, .period_ms = 1000};
+
+		sv_stats_init(&hs);
+		for (unsigned k = 0; k < 4000; k++) {
+			/* a skewed distribution spanning 3 decades */
+			int64_t v = 2000 + (int64_t)k * k / 7 + s * 1234;
+
+			sv_stats_add(&hs, v);
+			all[n++] = v;
+		}
+		sv_rec_summary_fill(&sum, &hs);
+		sum.frames = 4000;
+		sum.lost = s == 1 ? 3 : 0;
+		assert_int_equal(sv_record_write_summary(pub, &sum), 0);
+		assert_int_equal(sv_record_write_hist(pub, &hdr, &hs), 0);
+	}
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	r = run(files, NULL, 1);
+	assert_int_equal(sv_stats_exact_summary(all, n, &truth), 0);
+	assert_int_equal(svr_hop_get(r, SV_POINT_TS, SV_POINT_T0, SVR_GUEST_SHARED, -1, &h), 0);
+	assert_true(h.from_summaries);
+	assert_false(h.lat.exact);
+	assert_int_equal(h.count, 12000);
+	assert_int_equal(h.lost, 3);
+	assert_int_equal(h.lat.min, truth.min);
+	assert_int_equal(h.lat.max, truth.max);
+#define WITHIN(k) do { \
+		assert_true(llabs(h.lat.k - truth.k) <= h.lat.k##_err); \
+		assert_true(h.lat.k##_err <= truth.k / 128 + 1); \
+	} while (0)
+	WITHIN(p50);
+	WITHIN(p99);
+	WITHIN(p999);
+	WITHIN(p9999);
+#undef WITHIN
+	svr_destroy(r);
+}
+
+static void write_file(const char *name, const char *text)
+{
+	FILE *f = fopen(path_of(name), "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void make_pair(const char *host_sub, bool sub_synced, int64_t lat)
+{
+	struct sv_record_writer *pub, *sub;
+
+	pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
+	sub = wopen("sub.rec", "svsub", host_sub, sub_synced, RATE);
+	for (unsigned k = 0; k < 100; k++) {
+		ev_write(pub, SV_POINT_T0, SEC0, (uint16_t)k, ts_of(k) + 5000, SV_REC_GUEST_NONE);
+		ev_write(sub, SV_POINT_T3, SEC0, (uint16_t)k, ts_of(k) + 5000 + lat, SV_REC_GUEST_NONE);
+		ev_write(sub, SV_POINT_T4, SEC0, (uint16_t)k, ts_of(k) + 5000 + lat + 3000, SV_REC_GUEST_NONE);
+	}
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	assert_int_equal(sv_record_writer_close(sub), 0);
+}
+
+static void test_budgets_verdict(void **state)
+{
+	const char *files[] = {"pub.rec", "sub.rec"}, *guests[] = {NULL, "vm1"};
+	struct svr_budgets b;
+	static struct svr_eval e;
+	char err[700];
+	struct svr *r;
+
+	(void)state;
+	/* defaults: T0-T4 max 250 us, T3-T4 100 us; T1-T2b has no data */
+	make_pair("hostA", true, 100000);
+	r = run(files, guests, 2);
+	svr_budgets_default(&b);
+	svr_evaluate(r, &b, &e);
+	assert_int_equal(e.verdict, SVR_PASS);
+	assert_true(e.res[0][0].evaluated);
+	assert_int_equal(e.res[0][0].value, 103000);
+	assert_false(e.res[1][0].evaluated);	/* T1-T2b: no data */
+	assert_true(e.res[2][0].pass);
+	svr_destroy(r);
+
+	make_pair("hostA", true, 300000);
+	r = run(files, guests, 2);
+	svr_evaluate(r, &b, &e);
+	assert_int_equal(e.verdict, SVR_FAIL);
+	assert_false(e.res[0][0].pass);
+	svr_destroy(r);
+
+	/* two hosts, the subscriber's clock unsynchronised: neither pass nor fail */
+	make_pair("hostB", false, 300000);
+	r = run(files, guests, 2);
+	svr_evaluate(r, &b, &e);
+	assert_int_equal(e.verdict, SVR_UNSYNCHRONISED);
+	assert_false(e.clock.single_host);
+	svr_destroy(r);
+
+	/* two synchronised hosts whose clocks still disagree: negative latencies */
+	make_pair("hostB", true, -50000);
+	r = run(files, guests, 2);
+	svr_evaluate(r, &b, &e);
+	assert_int_equal(e.verdict, SVR_UNSYNCHRONISED);
+	svr_destroy(r);
+
+	/* one host, unsynchronised: one clock, intervals valid */
+	make_pair("hostA", false, 100000);
+	r = run(files, guests, 2);
+	svr_evaluate(r, &b, &e);
+	assert_int_equal(e.verdict, SVR_PASS);
+	assert_true(e.clock.single_host);
+	assert_true(e.clock.nnotes > 0);
+	svr_destroy(r);
+
+	/* budgets from YAML */
+	write_file("b.yaml", "budgets:\n  - hop: T3-T4\n    statistic: p99\n    limit: 2.5\n"
+			     "  - hop: T0-T3\n    statistic: lost\n    limit: 0\nclock_tolerance_us: 5\n");
+	assert_int_equal(svr_budgets_load(&b, path_of("b.yaml"), err, sizeof(err)), 0);
+	assert_int_equal(b.n, 2);
+	assert_int_equal(b.b[0].from, SV_POINT_T3);
+	assert_int_equal(b.b[0].to, SV_POINT_T4);
+	assert_int_equal(b.b[0].stat, SVR_STAT_P99);
+	assert_int_equal(b.b[0].limit, 2500);
+	assert_int_equal(b.b[1].stat, SVR_STAT_LOST);
+	assert_int_equal(b.clock_tolerance_ns, 5000);
+	r = run(files, guests, 2);
+	svr_evaluate(r, &b, &e);
+	assert_int_equal(e.verdict, SVR_FAIL);	/* T3-T4 is 3 us */
+	assert_false(e.res[0][0].pass);
+	assert_true(e.res[1][0].pass);
+	svr_destroy(r);
+
+	/* errors name file:line:column */
+	write_file("bad.yaml", "budgets:\n  - hop: T4-T1\n    statistic: max\n");
+	assert_int_equal(svr_budgets_load(&b, path_of("bad.yaml"), err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "bad.yaml:2:"));
+	write_file("bad2.yaml", "budgets:\n  - hop: T0-T4\n    statstic: max\n");
+	assert_int_equal(svr_budgets_load(&b, path_of("bad2.yaml"), err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "bad2.yaml:3:"));
+}
+
+static void test_json_shape(void **state)
+{
+	const char *files[] = {"pub.rec", "sub.rec"}, *guests[] = {NULL, "vm1"};
+	struct svr_budgets b;
+	static struct svr_eval e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct svr *r;
+
+	(void)state;
+	make_pair("hostA", true, 100000);
+	r = run(files, guests, 2);
+	svr_budgets_default(&b);
+	svr_evaluate(r, &b, &e);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(svr_write_json(r, &b, &e, NULL, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"verdict\": \"PASS\""));
+	assert_non_null(strstr(buf, "\"name\": \"T3-T4\""));
+	assert_non_null(strstr(buf, "\"name\": \"T0-T3\""));
+	assert_non_null(strstr(buf, "\"name\": \"Ts-T0\""));
+	assert_non_null(strstr(buf, "\"guest\": \"vm1\""));
+	assert_non_null(strstr(buf, "\"stream\": null"));
+	assert_non_null(strstr(buf, "\"stream\": \"MU01\""));
+	assert_non_null(strstr(buf, "\"p9999\""));
+	assert_non_null(strstr(buf, "\"statistic\": \"max\""));
+	free(buf);
+	svr_destroy(r);
+}
+
+static void test_cyclictest(void **state)
+{
+	struct svr_cyclic *c = malloc(sizeof(*c));
+	char err[300];
+
+	(void)state;
+	assert_non_null(c);
+	write_file("ct.hist", "# Histogram\n000000 000000\t000000\n000003 000010\t000005\n000004 000002\t000001\n"
+			      "# Total: 000000012 000000006\n# Min Latencies: 00003 00003\n"
+			      "# Avg Latencies: 00003 00004\n# Max Latencies: 00004 00150\n"
+			      "# Histogram Overflows: 00000 00001\n");
+	assert_int_equal(svr_cyclic_load(c, path_of("ct.hist"), err, sizeof(err)), 0);
+	assert_int_equal(c->hist[3], 15);
+	assert_int_equal(c->hist[4], 3);
+	assert_int_equal(c->min_us, 3);
+	assert_int_equal(c->max_us, 150);
+	assert_int_equal(c->overflows, 1);
+	assert_int_equal(c->threads, 2);
+	write_file("ct.txt", "T: 0 ( 1234) P:95 I:250 C:  40000 Min:      3 Act:    5 Avg:    4 Max:      40\n");
+	assert_int_equal(svr_cyclic_load(c, path_of("ct.txt"), err, sizeof(err)), 0);
+	assert_int_equal(c->max_us, 40);
+	assert_int_equal(c->total, 40000);
+	write_file("ct.bad", "000001 12x\n");
+	assert_int_equal(svr_cyclic_load(c, path_of("ct.bad"), err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "ct.bad:1"));
+	free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_exact_percentiles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_anomalies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tracer_second_realigned, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_summaries_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_budgets_verdict, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_shape, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cyclictest, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
