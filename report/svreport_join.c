@@ -1498,6 +1498,9 @@ static void add_reason(struct svr_clock *c, bool note, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(arr[*n], sizeof(arr[0]), fmt, ap);
 	va_end(ap);
+	for (unsigned i = 0; i < *n; i++)
+		if (!strcmp(arr[i], arr[*n]))
+			return;	/* the same host seen in several files */
 	(*n)++;
 }
 

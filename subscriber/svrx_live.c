@@ -10,6 +10,15 @@
 #include "sv_json.h"
 #include "sv_log.h"
 #include "svrx_live.h"
+#include "sv_record.h"
+
+/* svrx's timestamp sources as the record format names them (svsub_rec) */
+static const uint8_t ts_src_map[4] = {
+	[SVRX_TS_HARDWARE] = SV_TS_HARDWARE,
+	[SVRX_TS_XDP_META] = SV_TS_XDP_META,
+	[SVRX_TS_KERNEL_SW] = SV_TS_SOFTWARE,
+	[SVRX_TS_USER] = SV_TS_USER,
+};
 
 #define LIVE_BATCH 64
 
@@ -213,6 +222,7 @@ int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic
 					.len = x->len,
 					.index = ++l->index,
 					.rx_ns = x->rx_ns,
+					.ts_src = ts_src_map[x->ts_source & 3],
 					.vlan_oob = x->vlan_state == SVRX_VLAN_PRESENT ? SVSUB_VLAN_OOB_PRESENT
 						    : x->vlan_state == SVRX_VLAN_NONE  ? SVSUB_VLAN_OOB_NONE
 										       : SVSUB_VLAN_OOB_UNKNOWN,

@@ -7,6 +7,7 @@
  * is the same whatever the source (svsub_summary).
  */
 #include <errno.h>
+#include <net/if.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -20,6 +21,7 @@
 #include "sv_log.h"
 #include "sv_pcap.h"
 #include "svsub_proc.h"
+#include "svsub_rec.h"
 #include "svsub_summary.h"
 #include "svsub_track.h"
 #include "svapp.h" /* app: applications, -c FILE */
@@ -45,6 +47,7 @@ struct opts {
 	const char *interface;
 	const char *backend;
 	const char *write;
+	const char *record; /* per-sample records (svsub_rec) */
 	double duration_s;
 	bool jsonl;
 	bool json;
@@ -82,6 +85,7 @@ static void usage(FILE *f)
 "                           the text summary then goes to stderr\n"
 "      --json               the final summary as one JSON object on stdout\n"
 "  -w, --write FILE         save the SV frames with their receive time (.pcapng: pcapng, else pcap, ns)\n"
+"      --record FILE        per-sample records for svreport: T3 (receive) and, with --app, T4 (application)\n"
 "      --histograms         add inter-arrival and latency histograms to the text summary\n"
 "  -q, --quiet              no text summary, no status lines\n"
 "  -v, --verbose            log more on stderr\n"
@@ -171,6 +175,7 @@ enum {
 	OPT_REORDER,
 	OPT_RESYNC,
 	OPT_MAX_LATENCY,
+	OPT_RECORD,
 	OPT_APP, /* app */
 	OPT_PICKUP,
 	OPT_TRIP_SAMPLES,
@@ -190,6 +195,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "jsonl", no_argument, NULL, OPT_JSONL },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "write", required_argument, NULL, 'w' },
+		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "histograms", no_argument, NULL, OPT_HISTOGRAMS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -247,6 +253,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'w':
 			o->write = optarg;
+			break;
+		case OPT_RECORD:
+			o->record = optarg;
 			break;
 		case OPT_HISTOGRAMS:
 			o->histograms = true;
@@ -583,6 +592,7 @@ int main(int argc, char **argv)
 	struct sv_pcap_writer *w = NULL;
 	struct svsub_proc *p = NULL;
 	struct svapp *app = NULL; /* app */
+	struct svsub_rec *rec = NULL;
 	struct sv_clock_sync sync, *syncp = NULL;
 	int err, ret = 0;
 
@@ -637,6 +647,26 @@ int main(int argc, char **argv)
 	pcfg.jsonl = o.jsonl ? stdout : NULL;
 	pcfg.write = w;
 	pcfg.track = o.track;
+	pcfg.app_clock = -1;
+	if (o.record) {
+		struct svsub_rec_cfg rc = {
+			.path = o.record,
+			/* live: svrx stamps every frame on TAI; offline: the capture's own clock, taken as REALTIME */
+			.clock = o.interface ? SV_CLOCK_TAI : SV_CLOCK_REALTIME,
+			.rx_ts_src = SV_TS_SOFTWARE, /* live frames name their own source (svrx) */
+			.ifindex = o.interface ? if_nametoindex(o.interface) : 0,
+			.app_points = app && o.interface,
+		};
+
+		err = svsub_rec_open(&rec, &rc);
+		if (err) {
+			fprintf(stderr, PROG ": --record %s: %s\n", o.record, strerror(-err));
+			ret = EXIT_RUNTIME;
+			goto out_close_writer;
+		}
+		pcfg.rec = rec;
+		pcfg.app_clock = o.interface ? SV_CLOCK_TAI : -1;
+	}
 	err = svsub_proc_create(&p, &pcfg);
 	if (err) {
 		fprintf(stderr, PROG ": cannot set up: %s\n", strerror(-err));
@@ -687,6 +717,10 @@ int main(int argc, char **argv)
 	svrx_live_close(live_rx);	  /* detaches the XDP program */
 #endif
 out_close_writer:
+	if (svsub_rec_close(rec)) { /* flushes the records, also after SIGINT/SIGTERM */
+		fprintf(stderr, PROG ": --record %s: write failed\n", o.record);
+		ret = EXIT_RUNTIME;
+	}
 	svapp_destroy(app); /* app: NULL when destroyed above */
 	if (w)
 		sv_pcap_close_write(w);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* svsub's per-frame pipeline: decode, track, JSON lines, capture. */
 #include "svsub_proc.h"
+#include "svsub_rec.h"
+#include "sv_clock.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -232,6 +234,14 @@ int svsub_proc_frame(struct svsub_proc *p, const struct svsub_frame *f)
 	p->last_ok = true;
 	if (p->cfg.app)
 		svapp_frame(p->cfg.app, p->track, &p->view, p->res, f->rx_ns); /* app */
+	if (p->cfg.rec) {
+		/* T4: the application has returned with this frame's samples (same clock as rx_ns live) */
+		int64_t t_app = (p->cfg.app && p->cfg.app_clock >= 0) ? sv_clock_now_ns((enum sv_clock_id)p->cfg.app_clock) : 0;
+		int rerr = svsub_rec_frame(p->cfg.rec, p->track, &p->view, p->res, f->rx_ns, f->ts_src, t_app);
+
+		if (rerr && !p->out_err)
+			p->out_err = -EIO;
+	}
 	if (p->cfg.jsonl)
 		jsonl_asdus(p, f, &p->view);
 	return p->out_err ? p->out_err : 1;

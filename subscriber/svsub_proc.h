@@ -34,18 +34,22 @@ struct svsub_frame {
 	uint64_t index;	     /* 1-based number of the frame in its source (pcap: Wireshark's numbering) */
 	int64_t rx_ns;	     /* receive time, ns on the source's clock */
 	uint8_t vlan_oob;    /* enum svsub_vlan_oob */
+	uint8_t ts_src;	     /* enum sv_ts_source of rx_ns; 0: the recorder's configured source */
 	uint8_t vlan_pcp;
 	uint8_t vlan_dei;
 	uint16_t vlan_id;
 };
 
 struct svapp;
+struct svsub_rec;
 
 struct svsub_proc_cfg {
 	FILE *jsonl;			/* one JSON object per ASDU / malformed frame, or NULL */
 	struct svapp *app;		/* app: gets every accepted sample after tracking (svapp.h), or NULL */
 	struct sv_pcap_writer *write;	/* save SV frames (decoded or not) with rx time, or NULL */
 	struct svsub_track_cfg track;
+	struct svsub_rec *rec;		/* per-sample T3/T4 records (svsub_rec.h), or NULL */
+	int app_clock;			/* enum sv_clock_id read for T4 after the app returns (-1: no T4) */
 };
 
 struct svsub_proc;

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * svsub's per-sample records in the shared record format (common/sv_record.h), for svreport: per ASDU one
+ * T3 event (the guest's receive timestamp, with its source) and, when an application consumed the sample,
+ * one T4 event (the instant the application returned, user-space clock). Both carry the join key
+ * (stream, TAI second, smpCnt); the second comes from the sample time for synchronised streams and from
+ * the receive time otherwise (flagged SV_REC_F_NOT_SYNCED).
+ */
+#ifndef SVSUB_REC_H
+#define SVSUB_REC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sv_clock.h"
+#include "sv_codec.h"
+#include "sv_record.h"
+#include "svsub_track.h"
+
+struct svsub_rec;
+
+struct svsub_rec_cfg {
+	const char *path;
+	enum sv_clock_id clock;	    /* clock of the receive timestamps (TAI live, the capture's offline) */
+	uint8_t rx_ts_src;	    /* enum sv_ts_source of the receive timestamps */
+	uint32_t ifindex;	    /* receiving interface (0 offline) */
+	uint64_t rotate_bytes;	    /* 0: never */
+	uint32_t rotate_keep;
+	bool app_points;	    /* write T4 events (an application is attached) */
+};
+
+/* Opens the writer. Returns 0, or -errno from sv_record_writer_open(). */
+int svsub_rec_open(struct svsub_rec **r, const struct svsub_rec_cfg *cfg);
+
+/*
+ * Records the ASDUs of one decoded, tracked frame. @res holds the tracker's per-ASDU results; @t_app_ns is
+ * when the application returned (same clock as @t_rx_ns), 0 when none. Per-packet path: no allocation, no
+ * logging; a failed block write is counted by the writer. @ts_src: source of @t_rx_ns (0: the configured one). Returns 0 or the writer's -errno.
+ */
+int svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct sv_view *v,
+		    const struct svsub_sample_result *res, int64_t t_rx_ns, uint8_t ts_src, int64_t t_app_ns);
+
+/* Flushes and closes; returns the first error seen (0 when none). NULL is a no-op. */
+int svsub_rec_close(struct svsub_rec *r);
+
+#endif /* SVSUB_REC_H */
