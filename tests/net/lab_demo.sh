@@ -9,7 +9,7 @@ export SVKIT_BUILD=${SVKIT_BUILD:-$SRC/build}
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 needed to read the JSON"; exit 77; }
 OUT=$(mktemp -d /tmp/lab_demo.XXXXXX)
-P=svt$((RANDOM % 90000 + 10000))
+P=svt$((RANDOM % 9000 + 1000))
 fail=0
 trap 'rm -rf "$OUT"' EXIT
 

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * svsub's records: the bundled real capture through the svsub pipeline with a recorder, read back with the
+ * record reader: one T3 event per sample, the join key (stream, second, smpCnt) exact, the stream table
+ * carrying the svID, and T4 events only when an application clock is given.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "sv_pcap.h"
+#include "sv_record.h"
+#include "svsub_proc.h"
+#include "svsub_rec.h"
+
+static const char *capture(void)
+{
+	static char path[1024];
+	const char *src = getenv("SVKIT_SRC");
+
+	snprintf(path, sizeof(path), "%s/tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap", src ? src : ".");
+	return path;
+}
+
+static void run(const char *rec_path, bool app_points, uint64_t *t3, uint64_t *t4, uint32_t *bad_key)
+{
+	struct svsub_rec_cfg rc = { .path = rec_path, .clock = SV_CLOCK_REALTIME, .rx_ts_src = SV_TS_SOFTWARE,
+				    .app_points = app_points };
+	struct svsub_proc_cfg pc = { 0 };
+	struct sv_pcap_reader *r;
+	struct svsub_proc *p;
+	struct svsub_rec *rec;
+	struct sv_pcap_pkt pkt;
+	struct sv_record_reader *rd;
+	struct sv_rec ev;
+	int expect_cnt = -1, n;
+
+	assert_int_equal(sv_pcap_open_read(&r, capture()), 0);
+	assert_int_equal(svsub_rec_open(&rec, &rc), 0);
+	pc.rec = rec;
+	pc.app_clock = -1;
+	assert_int_equal(svsub_proc_create(&p, &pc), 0);
+	while (sv_pcap_next(r, &pkt) == 1) {
+		struct svsub_frame f = { .data = pkt.data, .len = pkt.caplen, .index = pkt.index, .rx_ns = pkt.ts_ns };
+
+		assert_true(svsub_proc_frame(p, &f) >= 0);
+	}
+	svsub_proc_destroy(p);
+	sv_pcap_close_read(r);
+	assert_int_equal(svsub_rec_close(rec), 0);
+
+	*t3 = *t4 = 0;
+	*bad_key = 0;
+	assert_int_equal(sv_record_reader_open(&rd, rec_path), 0);
+	while ((n = sv_record_reader_next(rd, &ev)) == 1) {
+		const struct sv_rec_stream *s;
+
+		if (ev.kind != SV_REC_EVENT)
+			continue;
+		s = sv_record_reader_stream(rd, ev.u.event.stream);
+		assert_non_null(s);
+		assert_string_equal(s->svid, "AA1J1Q01A1MU0102");
+		assert_int_equal(s->appid, 0x4000);
+		if (ev.u.event.point == SV_POINT_T3) {
+			(*t3)++;
+			/* smpCnt continuous across the wraps at 4000 in this capture */
+			if (expect_cnt >= 0 && ev.u.event.smp_cnt != expect_cnt)
+				(*bad_key)++;
+			expect_cnt = (ev.u.event.smp_cnt + 1) % 4000;
+			/* synchronised stream: t2 is the sample time and its second is the join key */
+			if (ev.u.event.t2_kind != SV_T2_SAMPLE ||
+			    ev.u.event.tai_sec != (uint32_t)(ev.u.event.t2_ns / 1000000000) ||
+			    ev.u.event.t_ns <= ev.u.event.t2_ns)
+				(*bad_key)++;
+		} else if (ev.u.event.point == SV_POINT_T4) {
+			(*t4)++;
+		}
+	}
+	assert_int_equal(n, 0);
+	assert_true(sv_record_reader_clean_end(rd));
+	sv_record_reader_close(rd);
+}
+
+static void test_records_of_capture(void **state)
+{
+	char path[] = "/tmp/svkit-test-subrec-XXXXXX";
+	uint64_t t3, t4;
+	uint32_t bad;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	run(path, false, &t3, &t4, &bad);
+	assert_int_equal(t3, 12000);
+	assert_int_equal(t4, 0); /* no application clock offline: no T4 */
+	assert_int_equal(bad, 0);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_records_of_capture),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
