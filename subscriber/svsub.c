@@ -655,7 +655,9 @@ int main(int argc, char **argv)
 			.clock = o.interface ? SV_CLOCK_TAI : SV_CLOCK_REALTIME,
 			.rx_ts_src = SV_TS_SOFTWARE, /* live frames name their own source (svrx) */
 			.ifindex = o.interface ? if_nametoindex(o.interface) : 0,
-			.app_points = app && o.interface,
+			/* T4: the pipeline (tracking, statistics, the application if any) is done with the
+			 * sample; live only, on the receive clock */
+			.app_points = o.interface != NULL,
 		};
 
 		err = svsub_rec_open(&rec, &rc);

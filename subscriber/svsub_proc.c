@@ -235,8 +235,8 @@ int svsub_proc_frame(struct svsub_proc *p, const struct svsub_frame *f)
 	if (p->cfg.app)
 		svapp_frame(p->cfg.app, p->track, &p->view, p->res, f->rx_ns); /* app */
 	if (p->cfg.rec) {
-		/* T4: the application has returned with this frame's samples (same clock as rx_ns live) */
-		int64_t t_app = (p->cfg.app && p->cfg.app_clock >= 0) ? sv_clock_now_ns((enum sv_clock_id)p->cfg.app_clock) : 0;
+		/* T4: tracking and the application are done with this frame's samples (same clock as rx_ns) */
+		int64_t t_app = p->cfg.app_clock >= 0 ? sv_clock_now_ns((enum sv_clock_id)p->cfg.app_clock) : 0;
 		int rerr = svsub_rec_frame(p->cfg.rec, p->track, &p->view, p->res, f->rx_ns, f->ts_src, t_app);
 
 		if (rerr && !p->out_err)

@@ -82,6 +82,7 @@ int svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct s
 	for (unsigned i = 0; i < v->noASDU; i++) {
 		const struct sv_asdu *a = &v->asdu[i];
 		const struct svsub_stream_stats *s;
+		struct sv_sample_time st;
 		uint32_t q = 0;
 		int64_t ts;
 
@@ -104,11 +105,20 @@ int svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct s
 		ev.quality = q;
 		ev.flags = (uint16_t)((v->simulated ? SV_REC_F_SIMULATION : 0) |
 				      (sv_quality_validity(q) != SV_VALIDITY_GOOD ? SV_REC_F_QUALITY : 0));
-		/* the join key: the sample's own second when the stream is synchronised */
+		/*
+		 * The join key: the sample's own second. On a synchronised stream it follows from smpCnt even
+		 * when the tracker refused the latency (host clock flagged unsynchronised, or out of its sanity
+		 * range): svreport judges the clocks itself, it needs the key.
+		 */
 		if (res[i].has_latency) {
 			ts = t_rx_ns - res[i].latency_ns;
 			ev.tai_sec = (uint32_t)(ts / SV_NSEC_PER_SEC);
 			ev.t2_ns = ts;
+			ev.t2_kind = SV_T2_SAMPLE;
+		} else if (a->smpSynch == SV_SMPSYNCH_GLOBAL && s->rate && a->smpCnt < s->rate &&
+			   sv_sample_align(t_rx_ns, a->smpCnt, s->rate, SV_SAMPLE_AHEAD_NS_DEFAULT, &st) == 0) {
+			ev.tai_sec = (uint32_t)st.tai_sec;
+			ev.t2_ns = st.t_sample_ns;
 			ev.t2_kind = SV_T2_SAMPLE;
 		} else {
 			ev.tai_sec = (uint32_t)(t_rx_ns / SV_NSEC_PER_SEC);

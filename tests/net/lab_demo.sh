@@ -63,9 +63,12 @@ skip=0
 [ $fail = 77 ] && { skip=1; fail=0; }
 [ -s "$OUT/run/report.html" ] || { echo "FAIL: no report.html"; fail=1; }
 
-# SIGINT mid-run: everything is removed
+# SIGINT mid-run: everything is removed. Job control on: a background job of a non-interactive shell
+# would otherwise start with SIGINT ignored, and a shell cannot trap a signal ignored on entry.
+set -m
 "$SRC/vm/lab" demo --duration 30 --out "$OUT/int" --prefix "${P}i" >"$OUT/lab-int.log" 2>&1 &
 lab=$!
+set +m
 sleep 7
 kill -INT $lab
 wait $lab
