@@ -7,6 +7,8 @@
 #include "sv_codec.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const err_names[] = {
@@ -1027,4 +1029,224 @@ int64_t sv_utctime_get(const uint8_t in[8])
 
 	/* round to nearest so put(get(x)) is stable */
 	return (int64_t)sv_be32(in) * 1000000000 + (int64_t)((((uint64_t)frac * 1000000000u) + (1u << 23)) >> 24);
+}
+
+/* ---- the shape-remembering decoder ---- */
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define SHAPE_SLOTS 32 /* 16 sets of 2 ways */
+#define SHAPE_CHUNKS (SV_TEMPLATE_MAX_FRAME / 16)
+
+/*
+ * A remembered frame: the 16-octet chunks that hold any octet that must not change, each with its expected
+ * value and a mask of the octets that must match (smpCnt, refrTm, seqData and the PRP SeqNr are masked out).
+ */
+struct shape {
+	uint8_t ref[SHAPE_CHUNKS][16] __attribute__((aligned(16)));
+	uint8_t mask[SHAPE_CHUNKS][16] __attribute__((aligned(16)));
+	uint16_t chunk_off[SHAPE_CHUNKS];
+	uint16_t nchunk;
+	uint16_t len;	      /* 0: empty slot */
+	uint16_t prp_seq_off; /* 0: no PRP trailer */
+	uint8_t optional;     /* some ASDU has datSet, refrTm or gmIdentity (pointers to rebase) */
+	uint16_t smpcnt_off[SV_TEMPLATE_MAX_ASDU];
+	struct sv_view head;  /* the view up to asdu[]; pointers hold offsets from the frame start */
+	struct sv_asdu asdu[SV_TEMPLATE_MAX_ASDU];
+};
+
+struct sv_decoder {
+	uint64_t hits, full;
+	uint8_t victim[SHAPE_SLOTS / 2]; /* per set: the way to replace next */
+	struct shape slot[SHAPE_SLOTS];
+};
+
+int sv_decoder_create(struct sv_decoder **d)
+{
+	*d = aligned_alloc(64, (sizeof(**d) + 63) & ~(size_t)63);
+	if (!*d)
+		return -ENOMEM;
+	memset(*d, 0, sizeof(**d));
+	return 0;
+}
+
+void sv_decoder_destroy(struct sv_decoder *d)
+{
+	free(d);
+}
+
+void sv_decoder_counts(const struct sv_decoder *d, uint64_t *hits, uint64_t *full)
+{
+	*hits = d->hits;
+	*full = d->full;
+}
+
+/* The set of a frame: dst MAC's last octet, APPID and length mixed; the streams of one publisher differ
+ * in at least one. Returns the first of its two slots. */
+static inline unsigned shape_set(const uint8_t *frame, size_t len)
+{
+	unsigned appid_at = (frame[12] == 0x81 && frame[13] == 0x00) ? 18 : 14;
+	unsigned h = frame[5] * 31u + sv_be16(frame + appid_at) * 7u + (unsigned)len;
+
+	return ((h ^ (h >> 5)) & (SHAPE_SLOTS / 2 - 1)) * 2;
+}
+
+/* Pointer <-> offset from the frame start (NULL stays NULL, stored as offset 0: no field starts at 0). */
+static inline const uint8_t *to_off(const uint8_t *p, const uint8_t *frame)
+{
+	return p ? (const uint8_t *)(uintptr_t)(p - frame) : NULL;
+}
+
+static inline const uint8_t *from_off(const uint8_t *off, const uint8_t *frame)
+{
+	return off ? frame + (uintptr_t)off : NULL;
+}
+
+/* Remembers a frame that decoded fully into @v. */
+static void shape_learn(struct shape *sh, const uint8_t *frame, size_t len, const struct sv_view *v)
+{
+	uint8_t var[SV_TEMPLATE_MAX_FRAME];
+	unsigned nchunks;
+
+	sh->len = 0;
+	if (len < 16 || len > SV_TEMPLATE_MAX_FRAME || v->noASDU > SV_TEMPLATE_MAX_ASDU)
+		return;
+	memset(var, 0, len);
+	sh->optional = 0;
+	for (unsigned i = 0; i < v->noASDU; i++) {
+		const struct sv_asdu *a = &v->asdu[i];
+		/* smpCnt's value: 2 octets after its tag, which follows svID or datSet */
+		const uint8_t *cnt = (a->present & SV_HAS_DATSET) ? a->datSet + a->datSet_len + 2 : a->svID + a->svID_len + 2;
+
+		if (cnt[-2] != TAG_SMPCNT || cnt[-1] != 2)
+			return; /* a non-canonical encoding: always decode fully */
+		sh->smpcnt_off[i] = (uint16_t)(cnt - frame);
+		memset(var + (cnt - frame), 1, 2);
+		if (a->refrTm)
+			memset(var + (a->refrTm - frame), 1, SV_REFRTM_LEN);
+		if (a->seqData_len)
+			memset(var + (a->seqData - frame), 1, a->seqData_len);
+		if (a->present & (SV_HAS_DATSET | SV_HAS_REFRTM | SV_HAS_GMIDENTITY))
+			sh->optional = 1;
+	}
+	sh->prp_seq_off = 0;
+	if (v->redundancy == SV_RED_PRP) {
+		sh->prp_seq_off = (uint16_t)(len - 6);
+		memset(var + len - 6, 1, 2);
+	}
+	/* 16-octet chunks covering the frame (the last one overlapping), kept when they hold a fixed octet */
+	nchunks = (unsigned)(len + 15) / 16;
+	sh->nchunk = 0;
+	for (unsigned c = 0; c < nchunks; c++) {
+		unsigned off = c * 16 + 16 <= len ? c * 16 : (unsigned)len - 16;
+		bool any = false;
+
+		for (unsigned b = 0; b < 16; b++) {
+			sh->mask[sh->nchunk][b] = var[off + b] ? 0 : 0xff;
+			sh->ref[sh->nchunk][b] = var[off + b] ? 0 : frame[off + b];
+			any |= !var[off + b];
+		}
+		if (any)
+			sh->chunk_off[sh->nchunk++] = (uint16_t)off;
+	}
+	memcpy(&sh->head, v, offsetof(struct sv_view, asdu));
+	memcpy(sh->asdu, v->asdu, v->noASDU * sizeof(v->asdu[0]));
+	sh->head.frame = NULL;
+	sh->head.dst = NULL;
+	sh->head.src = NULL;
+	sh->head.security = to_off(v->security, frame);
+	for (unsigned i = 0; i < v->noASDU; i++) {
+		struct sv_asdu *a = &sh->asdu[i];
+
+		a->svID = to_off(a->svID, frame);
+		a->datSet = to_off(a->datSet, frame);
+		a->refrTm = to_off(a->refrTm, frame);
+		a->seqData = to_off(a->seqData, frame);
+		a->gmIdentity = to_off(a->gmIdentity, frame);
+	}
+	sh->len = (uint16_t)len;
+}
+
+static inline bool shape_match(const struct shape *sh, const uint8_t *frame)
+{
+#if defined(__SSE2__)
+	__m128i acc = _mm_setzero_si128();
+
+	for (unsigned k = 0; k < sh->nchunk; k++) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(frame + sh->chunk_off[k]));
+
+		acc = _mm_or_si128(acc, _mm_and_si128(_mm_xor_si128(x, _mm_load_si128((const __m128i *)(const void *)sh->ref[k])),
+						      _mm_load_si128((const __m128i *)(const void *)sh->mask[k])));
+	}
+	return _mm_movemask_epi8(_mm_cmpeq_epi8(acc, _mm_setzero_si128())) == 0xFFFF;
+#else
+	uint64_t acc = 0, x, r, m;
+
+	for (unsigned k = 0; k < sh->nchunk; k++) {
+		for (unsigned h = 0; h < 16; h += 8) {
+			memcpy(&x, frame + sh->chunk_off[k] + h, 8);
+			memcpy(&r, sh->ref[k] + h, 8);
+			memcpy(&m, sh->mask[k] + h, 8);
+			acc |= (x ^ r) & m;
+		}
+	}
+	return !acc;
+#endif
+}
+
+int sv_decoder_decode(struct sv_decoder *d, const uint8_t *frame, size_t len, struct sv_view *v,
+		      struct sv_codec_error *err)
+{
+	struct shape *sh = NULL;
+	int rc;
+
+	if (len >= 24) {
+		unsigned set = shape_set(frame, len);
+
+		sh = &d->slot[set];
+		if (!(sh->len == len && shape_match(sh, frame))) {
+			sh = &d->slot[set + 1];
+			if (!(sh->len == len && shape_match(sh, frame))) {
+				/* learn into the way used less recently */
+				sh = &d->slot[set + (d->victim[set / 2] & 1)];
+				goto full;
+			}
+		}
+		d->victim[set / 2] = (uint8_t)(sh == &d->slot[set]); /* the other way goes next */
+		{
+			unsigned n = sh->head.noASDU;
+
+			__builtin_memcpy(v, &sh->head, offsetof(struct sv_view, asdu));
+			v->frame = frame;
+			v->dst = frame;
+			v->src = frame + 6;
+			if (v->security)
+				v->security = from_off(v->security, frame);
+			for (unsigned i = 0; i < n; i++) {
+				struct sv_asdu *a = &v->asdu[i];
+
+				*a = sh->asdu[i];
+				a->svID = frame + (uintptr_t)a->svID;
+				a->seqData = frame + (uintptr_t)a->seqData;
+				if (sh->optional) {
+					a->datSet = from_off(a->datSet, frame);
+					a->refrTm = from_off(a->refrTm, frame);
+					a->gmIdentity = from_off(a->gmIdentity, frame);
+				}
+				a->smpCnt = sv_be16(frame + sh->smpcnt_off[i]);
+			}
+			if (sh->prp_seq_off)
+				v->red_seq = sv_be16(frame + sh->prp_seq_off);
+			d->hits++;
+			return 0;
+		}
+	}
+full:
+	d->full++;
+	rc = sv_codec_decode(frame, len, v, err);
+	if (rc == 0 && sh)
+		shape_learn(sh, frame, len, v);
+	return rc;
 }

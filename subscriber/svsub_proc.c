@@ -17,6 +17,7 @@
 
 struct svsub_proc {
 	struct svsub_proc_cfg cfg;
+	struct sv_decoder *dec; /* remembers each stream's shape: a full walk only when it changes */
 	struct svsub_tracker *track;
 	struct svsub_proc_counts n;
 	int out_err;
@@ -36,21 +37,29 @@ int svsub_proc_create(struct svsub_proc **out, const struct svsub_proc_cfg *cfg)
 	if (!p)
 		return -ENOMEM;
 	p->cfg = *cfg;
+	err = sv_decoder_create(&p->dec);
+	if (err)
+		goto out_free;
 	err = svsub_track_create(&p->track, &cfg->track);
-	if (err) {
-		free(p);
-		return err;
-	}
+	if (err)
+		goto out_decoder;
 	if (cfg->jsonl)
 		sv_json_init(&p->json, cfg->jsonl, 0);
 	*out = p;
 	return 0;
+
+out_decoder:
+	sv_decoder_destroy(p->dec);
+out_free:
+	free(p);
+	return err;
 }
 
 void svsub_proc_destroy(struct svsub_proc *p)
 {
 	if (!p)
 		return;
+	sv_decoder_destroy(p->dec);
 	svsub_track_destroy(p->track);
 	free(p);
 }
@@ -205,7 +214,7 @@ int svsub_proc_frame(struct svsub_proc *p, const struct svsub_frame *f)
 	p->last_ok = false;
 	if (f->wire_len > f->len)
 		p->n.truncated++;
-	rc = sv_codec_decode(f->data, f->len, &p->view, &err);
+	rc = sv_decoder_decode(p->dec, f->data, f->len, &p->view, &err);
 	if (rc && err.code == SV_E_NOT_SV) {
 		p->n.not_sv++;
 		return 0;

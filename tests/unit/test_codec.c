@@ -765,6 +765,82 @@ static void test_utctime(void **state)
 	}
 }
 
+/* ---- the shape-remembering decoder ---- */
+
+static struct sv_view full_view;
+
+static void test_decoder(void **state)
+{
+	static struct sv_template t[2];
+	struct sv_decoder *d;
+	struct sv_codec_error e1, e2;
+	uint64_t hits, full;
+	int32_t vals[8] = { 0 };
+	uint32_t q[8] = { 0 };
+
+	(void)state;
+	assert_int_equal(sv_decoder_create(&d), 0);
+	/* two streams of different shapes, interleaved: after one full decode each, all hits */
+	fill_view(&want, 1, SV_HAS_SMPRATE, true, 16, 0);
+	assert_int_equal(sv_template_init(&t[0], &want), 0);
+	fill_view(&want, 2, SV_HAS_REFRTM | SV_HAS_DATSET, false, 5, 0);
+	want.appid = 0x4001;
+	assert_int_equal(sv_template_init(&t[1], &want), 0);
+	for (int i = 0; i < 200; i++) {
+		struct sv_template *x = &t[i & 1];
+
+		vals[i % 8] = i * 1000 - 77;
+		sv_template_set_smpcnt(x, 0, (uint16_t)i);
+		sv_template_set_values(x, 0, vals, q);
+		sv_template_set_refrtm(x, 0, 1700000000000000000LL + i, 0);
+		assert_int_equal(sv_decoder_decode(d, x->frame, x->len, &view, &e1), 0);
+		assert_int_equal(sv_codec_decode(x->frame, x->len, &full_view, &e2), 0);
+		compare_views(&full_view, &view);
+		assert_ptr_equal(view.asdu[0].seqData, full_view.asdu[0].seqData);
+		assert_int_equal(view.asdu[0].smpCnt, i);
+		assert_int_equal(sv_asdu_value(&view.asdu[0], (unsigned)i % 8), vals[i % 8]);
+	}
+	sv_decoder_counts(d, &hits, &full);
+	assert_int_equal(full, 2);
+	assert_int_equal(hits, 198);
+	/* a structural change (confRev) is decoded fully and gives the new value */
+	t[0].frame[t[0].smpcnt_off[0] + 2 + 2 + 3] ^= 0x01;
+	assert_int_equal(sv_decoder_decode(d, t[0].frame, t[0].len, &view, &e1), 0);
+	assert_int_equal(view.asdu[0].confRev, 0x80000000u);
+	sv_decoder_counts(d, &hits, &full);
+	assert_int_equal(full, 3);
+	/* a broken frame of a known shape still fails with the full decoder's error */
+	t[0].frame[t[0].smpcnt_off[0] - 2] = 0x8A;
+	assert_int_equal(sv_decoder_decode(d, t[0].frame, t[0].len, &view, &e1), -EBADMSG);
+	assert_int_equal(sv_codec_decode(t[0].frame, t[0].len, &full_view, &e2), -EBADMSG);
+	assert_int_equal(e1.code, e2.code);
+	assert_int_equal(e1.offset, e2.offset);
+	sv_decoder_destroy(d);
+}
+
+static void test_read_channels(void **state)
+{
+	int32_t v[8];
+	uint32_t q[8];
+
+	(void)state;
+	fill_view(&want, 1, 0, true, 4, 0);
+	for (unsigned k = 0; k < 8; k++) {
+		sv_put_be32(seqdata[0] + 8 * k, (uint32_t)(-(int32_t)k * 123456789));
+		sv_put_be32(seqdata[0] + 8 * k + 4, 0x2000u | k);
+	}
+	assert_int_equal(sv_asdu_read_channels(&want.asdu[0], v, q, 8), 8);
+	for (unsigned k = 0; k < 8; k++) {
+		assert_int_equal(v[k], -(int32_t)k * 123456789);
+		assert_int_equal(q[k], 0x2000u | k);
+		assert_int_equal(v[k], sv_asdu_value(&want.asdu[0], k));
+	}
+	/* max caps the count; odd counts take the scalar tail */
+	assert_int_equal(sv_asdu_read_channels(&want.asdu[0], v, q, 5), 5);
+	want.asdu[0].seqData_len = 12; /* not INT32+q pairs */
+	assert_int_equal(sv_asdu_read_channels(&want.asdu[0], v, q, 8), 0);
+}
+
 /* ---- datasets and quality ---- */
 
 static void test_quality(void **state)
@@ -829,7 +905,8 @@ int main(void)
 		cmocka_unit_test(test_padding_not_pdu),	 cmocka_unit_test(test_qinq),
 		cmocka_unit_test(test_template),	 cmocka_unit_test(test_template_rejects),
 		cmocka_unit_test(test_utctime),		 cmocka_unit_test(test_quality),
-		cmocka_unit_test(test_profiles),
+		cmocka_unit_test(test_profiles),	 cmocka_unit_test(test_decoder),
+		cmocka_unit_test(test_read_channels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
