@@ -319,11 +319,16 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 	r = reorder_window(t, w);
 	d = sv_smpcnt_distance(st->head, c, w);
 
-	/* A silence longer than half a wrap: smpCnt alone cannot tell how many wraps passed; time can. */
+	/*
+	 * A silence longer than half a wrap: smpCnt alone cannot tell how many wraps passed; time can. Except
+	 * when the sample is exactly the next one (d == 1): that is a stall (a queue held the frames: a VM
+	 * paused, a tap backlog) and the rest follow in a burst; an outage of whole wraps to within one sample
+	 * period is far less likely than that, so it is not counted as one.
+	 */
 	uint32_t rate = stream_rate(st);
 	int64_t elapsed = t_rx_ns - st->head_rx_ns;
 
-	if (rate && elapsed > 0 && (uint64_t)elapsed / 1000u * rate / 1000000u > w / 2) {
+	if (rate && d != 1 && elapsed > 0 && (uint64_t)elapsed / 1000u * rate / 1000000u > w / 2) {
 		uint64_t expect = (uint64_t)((__int128)elapsed * rate / SV_NSEC_PER_SEC);
 		uint64_t laps = expect > d ? (expect - d + w / 2) / w : 0;
 		uint64_t adv = d + laps * w;

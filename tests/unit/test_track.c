@@ -206,6 +206,16 @@ static void test_long_outage(void **state)
 	svsub_track_frame(t, &f.v, t_ns, NULL);
 	assert_int_equal(s->c.lost, 6000 + 7999);
 	assert_int_equal(s->c.duplicate, 0);
+	/* a stall: 1.4 s of silence, then exactly the next sample and the held-back rest in a burst */
+	t_ns += 1400 * SV_NSEC_PER_MSEC;
+	for (uint32_t k = 1; k <= 5600; k++, t_ns += 1000) {
+		fb_init(&f, (uint16_t)((99 + 6001 + k) % 4000));
+		fb_rate(&f, 80);
+		svsub_track_frame(t, &f.v, t_ns, NULL);
+	}
+	assert_int_equal(s->c.lost, 6000 + 7999);
+	assert_int_equal(s->c.duplicate, 0);
+	assert_int_equal(s->c.reordered, 0);
 	svsub_track_destroy(t);
 }
 
