@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 
@@ -27,9 +28,10 @@
 #include "svtrace_corr.h"
 #include "svtrace_sys.h"
 
-_Static_assert(sizeof(struct svtrace_event) == SVTRACE_EVENT_SIZE, "svtrace_event ABI");
-_Static_assert(sizeof(struct svtrace_take_event) == SVTRACE_TAKE_EVENT_SIZE, "svtrace_take_event ABI");
-_Static_assert(sizeof(struct svtrace_port_key) == 8 && sizeof(struct svtrace_port) == 8, "port ABI");
+_Static_assert(sizeof(struct svtrace_copy) == SVTRACE_COPY_SIZE, "svtrace_copy ABI");
+_Static_assert(sizeof(struct svtrace_late_ev) == SVTRACE_LATE_SIZE, "svtrace_late_ev ABI");
+_Static_assert(sizeof(struct svtrace_stream_key) == 68 && sizeof(struct svtrace_stream_val) == 16, "stream ABI");
+_Static_assert(sizeof(struct svtrace_frame_key) == 8 && sizeof(struct svtrace_inflight) == 24, "frame ABI");
 
 #define MAX_EGRESS (SVTRACE_CORR_MAX_PORTS - 1)
 
@@ -55,8 +57,23 @@ struct opts {
 	bool live, json, raw_tp, verbose;
 };
 
+/* A BPF stream id as user space knows it. */
+struct tstream {
+	int corr;		/* correlation index, -1 not resolved yet, -2 filtered out */
+	bool seen;
+	uint16_t last_smp, max_smp;
+	uint16_t vlan_tci;
+	uint32_t rate;		/* learned from the smpCnt wrap, 0 unknown */
+};
+
 struct tracer {
 	struct opts o;
+	struct tstream strm[SVTRACE_MAX_STREAMS];
+	uint32_t all_ports;	/* bit p for egress port p */
+	uint64_t unknown_streams, upcalls;
+	volatile struct svtrace_inflight *inflight;	/* the BPF array, mmap()ed; NULL if that failed */
+	size_t inflight_bytes;
+	uint32_t nids;		/* BPF stream ids below this may be in use */
 	struct svtrace_bpf *skel;
 	struct ring_buffer *rb;
 	struct bpf_link *links[32];
@@ -104,7 +121,7 @@ static void usage(FILE *f)
 "  -s, --svid S              only this svID (exact match)\n"
 "      --timeout-ms N        incomplete frames older than N ms count as missing (default 1500)\n"
 "      --ringbuf-kb N        BPF ring buffer size, power of two >= 4 (default 8192)\n"
-"      --table N             correlation table slots (default 262144)\n"
+"      --table N             frame copies tracked between T2a and T2b at once (default 32768)\n"
 "      --raw-tp              use raw_tp even where tp_btf is available\n"
 "  -v, --verbose             libbpf and debug messages\n"
 "  -h, --help                this help\n"
@@ -164,7 +181,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts){ .threshold_ns = 1000000, .interval_ns = SV_NSEC_PER_SEC,
-			    .timeout_ns = 1500 * SV_NSEC_PER_MSEC, .ringbuf_bytes = 8u << 20, .table = 262144 };
+			    .timeout_ns = 1500 * SV_NSEC_PER_MSEC, .ringbuf_bytes = 8u << 20, .table = 32768 };
 	while ((c = getopt_long(argc, argv, "i:e:n:d:lI:r:jt:a:s:vhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -331,54 +348,203 @@ static int64_t mono_now(void)
 	return sv_clock_now_ns(SV_CLOCK_MONOTONIC);
 }
 
-/* ---- records ---- */
+/* ---- streams: BPF ids -> correlation index, sample rate ---- */
 
-static void rec_stream(struct tracer *t, unsigned idx)
+/* The nominal rates of IEC 61869-9 / 9-2LE (sv_dataset.h profiles): a provisional wrap before the
+ * stream's own wrap has been seen. */
+static const uint32_t std_rates[] = { 4000, 4800, 12800, 14400, 15360 };
+
+static uint32_t stream_rate(const struct tstream *s)
 {
-	struct sv_rec_stream s = { .stream = idx, .vlan = 0xFFFF, .smp_wrap = 0 };
+	if (s->rate)
+		return s->rate;
+	for (unsigned i = 0; i < sizeof(std_rates) / sizeof(std_rates[0]); i++)
+		if (s->max_smp < std_rates[i])
+			return std_rates[i];
+	return 65536;
+}
+
+static void rec_stream(struct tracer *t, const struct tstream *ts)
+{
+	struct sv_rec_stream s = { .stream = (uint32_t)ts->corr, .vlan = 0xFFFF, .asdus = 0 };
 	const uint8_t *svid;
 	size_t len;
 	uint16_t appid;
 
-	if (svtrace_corr_stream(t->corr, idx, &appid, &svid, &len, NULL) || !len)
+	if (!t->rec || svtrace_corr_stream(t->corr, (unsigned)ts->corr, &appid, &svid, &len, NULL) || !len)
 		return;
 	s.appid = appid;
 	s.svid_len = (uint8_t)len;
 	memcpy(s.svid, svid, len);
+	if (ts->vlan_tci)
+		s.vlan = ts->vlan_tci & 0x0FFF;
+	/* A learned wrap is the rate of a synchronised stream (smpCnt counts samples in the second). */
+	s.sample_rate = ts->rate;
+	s.smp_wrap = ts->rate;
 	if (sv_record_define_stream(t->rec, &s))
 		t->rec_errors++;
 }
 
-static void rec_event(struct tracer *t, const struct svtrace_event *e, int stream, unsigned point,
-		      unsigned flags)
+/*
+ * smpCnt wrap: when the count falls back by more than half of what it reached, a second has turned and
+ * the largest count seen + 1 is the rate (IEC 61850-9-2 §8.5.2: smpCnt counts the samples of the second
+ * when synchronised). A larger count later raises it again (a lost top-of-second frame).
+ */
+static void stream_learn(struct tracer *t, struct tstream *s, uint16_t smp)
 {
-	int64_t t_tai = sv_clock_xlate_apply(&t->to_tai, (int64_t)e->ts_mono_ns);
+	if (smp > s->max_smp)
+		s->max_smp = smp;
+	if (s->seen && s->last_smp > 64 && smp < s->last_smp / 2 && s->max_smp + 1u > s->rate) {
+		s->rate = s->max_smp + 1u;
+		rec_stream(t, s);
+	}
+	if (s->rate && smp >= s->rate) {
+		s->rate = 0;	/* proven wrong: learn again at the next wrap */
+		rec_stream(t, s);
+	}
+	s->last_smp = smp;
+	s->seen = true;
+}
+
+/* Finds BPF stream @id in the "streams" map (once per stream) and gives it a correlation index. */
+static struct tstream *stream_of(struct tracer *t, uint32_t id)
+{
+	struct svtrace_stream_key k, next, *prev = NULL;
+	struct svtrace_stream_val v;
+	int fd = bpf_map__fd(t->skel->maps.streams), idx;
+	struct tstream *s;
+
+	if (id >= SVTRACE_MAX_STREAMS)
+		return NULL;
+	s = &t->strm[id];
+	if (s->corr >= 0)
+		return s;
+	if (s->corr == -2)
+		return NULL;	/* filtered out (--svid) or over the limit */
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v) || v.id != id)
+			continue;
+		if (k.svid_len > SVTRACE_SVID_MAX)
+			return NULL;
+		if (t->o.svid && (k.svid_len != strlen(t->o.svid) || memcmp(k.svid, t->o.svid, k.svid_len))) {
+			s->corr = -2;
+			return NULL;
+		}
+		idx = svtrace_corr_stream_add(t->corr, k.appid, k.svid, k.svid_len);
+		if (idx < 0) {
+			s->corr = -2;
+			return NULL;
+		}
+		s->corr = idx;
+		rec_stream(t, s);
+		if (id + 1 > t->nids)
+			t->nids = id + 1;
+		return s;
+	}
+	t->unknown_streams++;
+	return NULL;
+}
+
+/* Stream frame counts at T1 (kept in BPF); also names streams seen only at T1. */
+static void streams_sync(struct tracer *t)
+{
+	struct svtrace_stream_key k, next, *prev = NULL;
+	struct svtrace_stream_val v;
+	int fd = bpf_map__fd(t->skel->maps.streams);
+	struct tstream *s;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v) || v.id >= SVTRACE_MAX_STREAMS)
+			continue;
+		if (v.id + 1 > t->nids)
+			t->nids = v.id + 1;
+		s = stream_of(t, v.id);
+		if (s)
+			svtrace_corr_stream_set_frames(t->corr, (unsigned)s->corr, v.frames);
+	}
+}
+
+/* ---- records ---- */
+
+static void rec_point(struct tracer *t, const struct tstream *s, unsigned point, uint64_t t_mono,
+		      int64_t tai_sec, uint16_t smp, uint32_t ifindex, uint32_t netns, unsigned guest,
+		      unsigned flags, uint32_t reason, uint32_t cpu, uint32_t tid)
+{
 	struct sv_rec_event r = {
-		.point = (uint8_t)point, .stream = stream < 0 ? SV_REC_STREAM_NONE : (uint32_t)stream,
-		.t_ns = t_tai, .tai_sec = (uint32_t)sv_ns_to_sec_floor(t_tai), .smp_cnt = (uint16_t)e->smpcnt,
-		.ts_src = SV_TS_BPF, .ifindex = e->ifindex, .netns = e->netns_ino,
-		.guest = point == SV_POINT_T1 ? SV_REC_GUEST_NONE : (uint16_t)e->port, .flags = (uint16_t)flags,
-		.reason = (uint16_t)e->reason, .cpu = (uint16_t)e->cpu, .tid = e->tid, .seq = 0,
+		.point = (uint8_t)point, .stream = (uint32_t)s->corr,
+		.t_ns = sv_clock_xlate_apply(&t->to_tai, (int64_t)t_mono), .tai_sec = (uint32_t)tai_sec,
+		.smp_cnt = smp, .ts_src = SV_TS_BPF, .ifindex = ifindex, .netns = netns,
+		.guest = (uint16_t)guest, .flags = (uint16_t)flags, .reason = (uint16_t)reason,
+		.cpu = (uint16_t)cpu, .tid = tid, .seq = 0,
 	};
 
 	if (sv_record_write_event(t->rec, &r))
 		t->rec_errors++;
 }
 
-static void rec_drop(struct tracer *t, const struct svtrace_event *e, int stream, unsigned point)
+static void rec_drop(struct tracer *t, const struct tstream *s, unsigned point, const struct svtrace_copy *e,
+		     int64_t tai_sec)
 {
-	int64_t t_tai = sv_clock_xlate_apply(&t->to_tai, (int64_t)e->ts_mono_ns);
 	const char *name = svtrace_drop_reason_name(e->reason);
 	struct sv_rec_drop d = {
-		.point = (uint8_t)point, .stream = stream < 0 ? SV_REC_STREAM_NONE : (uint32_t)stream,
-		.t_ns = t_tai, .tai_sec = (uint32_t)sv_ns_to_sec_floor(t_tai), .smp_cnt = (uint16_t)e->smpcnt,
-		.reason = (uint16_t)e->reason, .ifindex = e->ifindex, .netns = e->netns_ino,
-		.guest = (uint16_t)e->port, .cpu = (uint16_t)e->cpu, .tid = e->tid,
+		.point = (uint8_t)point, .stream = (uint32_t)s->corr,
+		.t_ns = sv_clock_xlate_apply(&t->to_tai, (int64_t)e->t2b_ns), .tai_sec = (uint32_t)tai_sec,
+		.smp_cnt = e->smpcnt, .reason = (uint16_t)e->reason, .ifindex = e->ifindex2b,
+		.netns = e->netns2b, .guest = e->port, .cpu = e->cpu2b, .tid = e->tid2b,
 	};
 
 	snprintf(d.reason_name, sizeof(d.reason_name), "%s", name ? name : "unknown");
 	if (sv_record_write_drop(t->rec, &d))
 		t->rec_errors++;
+}
+
+/* Every point of one copy: T1 (by the copy that carries it), T2a, and the end (taken or dropped). */
+static void rec_copy(struct tracer *t, const struct tstream *s, const struct svtrace_copy *e,
+		     enum svtrace_copy_outcome oc)
+{
+	uint64_t t_ref = e->t1_ns ? e->t1_ns : e->t2a_ns ? e->t2a_ns : e->t2b_ns;
+	struct sv_sample_time st;
+	int64_t tai_sec;
+	uint32_t p = e->port;
+
+	/* The join key is the SAMPLE's second (the frame seen at 00.0001 may carry a sample of the
+	 * second before), from smpCnt and the stream's rate (sv_sample_align). */
+	if (!sv_sample_align(sv_clock_xlate_apply(&t->to_tai, (int64_t)t_ref), e->smpcnt, stream_rate(s),
+			     SV_SAMPLE_AHEAD_NS_DEFAULT, &st))
+		tai_sec = st.tai_sec;
+	else
+		tai_sec = sv_ns_to_sec_floor(sv_clock_xlate_apply(&t->to_tai, (int64_t)t_ref));
+	if (e->t1_ns && (e->flags & SVTRACE_F_T1_FIRST))
+		rec_point(t, s, SV_POINT_T1, e->t1_ns, tai_sec, e->smpcnt, t->port[0].ifindex,
+			  t->port[0].netns_ino, SV_REC_GUEST_NONE, 0, 0, e->cpu1, e->tid1);
+	if (oc == SVTRACE_COPY_MISSING_T2A || p < 1 || p > t->nports)
+		return;
+	if (e->t2a_ns)
+		rec_point(t, s, SV_POINT_T2A, e->t2a_ns, tai_sec, e->smpcnt, t->port[p].ifindex,
+			  t->port[p].netns_ino, p, 0, 0, e->cpu2a, e->tid2a);
+	switch (oc) {
+	case SVTRACE_COPY_TAKEN:
+	case SVTRACE_COPY_UNWANTED:
+		rec_point(t, s, SV_POINT_T2B, e->t2b_ns, tai_sec, e->smpcnt, e->ifindex2b, e->netns2b, p, 0, 0,
+			  e->cpu2b, e->tid2b);
+		break;
+	case SVTRACE_COPY_DROPPED:
+		rec_drop(t, s, SV_POINT_T2B, e, tai_sec);
+		rec_point(t, s, SV_POINT_T2B, e->t2b_ns, tai_sec, e->smpcnt, e->ifindex2b, e->netns2b, p,
+			  SV_REC_F_DROPPED, e->reason, e->cpu2b, e->tid2b);
+		break;
+	case SVTRACE_COPY_PORT_DROP:
+		rec_drop(t, s, SV_POINT_T2A, e, tai_sec);
+		rec_point(t, s, SV_POINT_T2A, e->t2b_ns, tai_sec, e->smpcnt, e->ifindex2b, e->netns2b, p,
+			  SV_REC_F_DROPPED, e->reason, e->cpu2b, e->tid2b);
+		break;
+	default:
+		break;
+	}
 }
 
 static void on_late(void *ctx, const struct svtrace_late *l)
@@ -430,17 +596,9 @@ static int rec_open(struct tracer *t)
 
 /* ---- events ---- */
 
-static unsigned policy_prio(uint32_t policy, uint32_t rt_prio, uint32_t kprio)
-{
-	/* FIFO/RR: rt_priority; others: nice + 20 (kernel prio 100..139 -> 0..39) */
-	if (policy == 1 || policy == 2)
-		return rt_prio;
-	return kprio >= 100 ? kprio - 100 : 0;
-}
-
 /* NOT_SPECIFIED or UNHANDLED_PROTO in the guest's namespace: the copy reached the guest and nobody
  * there wanted it (no socket for 0x88BA, an XDP_PASS nobody reads) - not a loss on the host's path. */
-static bool drop_is_unwanted(const struct tracer *t, const struct svtrace_event *e)
+static bool drop_is_unwanted(const struct svtrace_copy *e)
 {
 	const char *name = svtrace_drop_reason_name(e->reason);
 
@@ -448,86 +606,174 @@ static bool drop_is_unwanted(const struct tracer *t, const struct svtrace_event 
 		return false;
 	if (!strcmp(name, "UNHANDLED_PROTO"))
 		return true;
-	return !strcmp(name, "NOT_SPECIFIED") && e->netns_ino && e->netns_ino != t->port[e->port].netns_ino;
+	return !strcmp(name, "NOT_SPECIFIED") && (e->flags & SVTRACE_F_OTHER_NS);
+}
+
+/* One resolved copy: statistics, late list, records. No allocation, no syscall (records: a write(2)
+ * when a block is full). */
+static void copy_account(struct tracer *t, const struct svtrace_copy *e, enum svtrace_copy_outcome oc,
+			 const char *feeder_comm, const char *holder_comm)
+{
+	struct svtrace_copy_obs o;
+	struct tstream *s = stream_of(t, e->stream);
+
+	if (!s) {
+		t->events_svid_filtered++;
+		return;
+	}
+	stream_learn(t, s, e->smpcnt);
+	if (!s->vlan_tci && e->vlan_tci)
+		s->vlan_tci = e->vlan_tci;
+	o = (struct svtrace_copy_obs){
+		.outcome = oc, .stream = (unsigned)s->corr, .port = e->port, .smpcnt = e->smpcnt,
+		.t1_ns = (int64_t)e->t1_ns, .t2a_ns = (int64_t)e->t2a_ns, .t2b_ns = (int64_t)e->t2b_ns,
+		.reason = e->reason, .feeder_tid = e->feeder_tid, .feeder_comm = feeder_comm,
+		.wait_ns = e->wait_ns, .holder_pid = e->holder_pid, .holder_comm = holder_comm,
+		.holder_policy = e->holder_policy, .holder_prio = e->holder_prio,
+	};
+	if (oc == SVTRACE_COPY_MISSING_T2A) {
+		/* one event, a mask of ports */
+		for (unsigned p = 1; p <= t->nports; p++) {
+			if (!(e->reason & (1u << p)))
+				continue;
+			o.port = p;
+			svtrace_corr_copy(t->corr, &o);
+		}
+	} else {
+		svtrace_corr_copy(t->corr, &o);
+	}
+	if (t->rec)
+		rec_copy(t, s, e, oc);
 }
 
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
-	const struct svtrace_event *e = data;
-	const struct svtrace_take_event *te = data;
-	struct svtrace_obs o = { 0 };
+	const struct svtrace_copy *e = data;
+	const struct svtrace_late_ev *l = data;
 	char fc[17] = "", hc[17] = "";
-	unsigned flags = 0, point = SV_POINT_T1;
-	int stream, before, err;
+	enum svtrace_copy_outcome oc;
 
 	if (size < sizeof(*e))
 		return 0;
 	t->events++;
-	if (t->o.svid && (e->svid_len != strlen(t->o.svid) || memcmp(e->svid, t->o.svid, e->svid_len))) {
-		t->events_svid_filtered++;
-		return 0;
-	}
-	o.port = e->port;
-	o.appid = (uint16_t)e->appid;
-	o.smpcnt = (uint16_t)e->smpcnt;
-	o.svid = e->svid;
-	o.svid_len = e->svid_len;
-	o.t_mono_ns = (int64_t)e->ts_mono_ns;
-	o.reason = e->reason;
 	switch (e->type) {
-	case SVTRACE_EV_INGRESS:
-		o.kind = SVTRACE_OBS_INGRESS;
-		break;
-	case SVTRACE_EV_EGRESS:
-		o.kind = SVTRACE_OBS_EGRESS;
-		point = SV_POINT_T2A;
-		break;
 	case SVTRACE_EV_TAKEN:
+		oc = SVTRACE_COPY_TAKEN;
+		break;
 	case SVTRACE_EV_DROP:
-		if (size < sizeof(*te) || e->port < 1 || e->port > t->nports)
-			return 0;
-		point = SV_POINT_T2B;
-		if (e->type == SVTRACE_EV_TAKEN)
-			o.kind = SVTRACE_OBS_TAKEN;
-		else if (drop_is_unwanted(t, e))
-			o.kind = SVTRACE_OBS_UNWANTED;
-		else
-			o.kind = SVTRACE_OBS_DROP;
-		memcpy(fc, te->feeder_comm, 16);
-		memcpy(hc, te->holder_comm, 16);
-		o.feeder_tid = te->feeder_tid;
-		o.feeder_comm = fc;
-		o.wait_ns = (int64_t)te->wait_ns;
-		o.holder_pid = te->holder_pid;
-		o.holder_comm = hc;
-		o.holder_policy = te->holder_policy;
-		o.holder_prio = policy_prio(te->holder_policy, te->holder_prio, te->holder_kprio);
+		oc = drop_is_unwanted(e) ? SVTRACE_COPY_UNWANTED : SVTRACE_COPY_DROPPED;
 		break;
 	case SVTRACE_EV_PORT_DROP:
 		if (e->port == 0) {
 			t->ingress_other++;	/* dropped on the ingress port: before T1's hops */
 			return 0;
 		}
-		o.kind = SVTRACE_OBS_PORT_DROP;
-		point = SV_POINT_T2A;
+		oc = SVTRACE_COPY_PORT_DROP;
 		break;
+	case SVTRACE_EV_MISSING:
+		oc = SVTRACE_COPY_MISSING_T2A;
+		break;
+	case SVTRACE_EV_UPCALL:
+		t->upcalls++;
+		return 0;
 	default:
 		return 0;
 	}
-	before = (int)svtrace_corr_nstreams(t->corr);
-	err = svtrace_corr_add(t->corr, &o);
-	if (!t->rec || err == -ENOSPC)
-		return 0;
-	stream = svtrace_corr_stream_find(t->corr, o.appid, o.svid, o.svid_len);
-	if (stream >= before)
-		rec_stream(t, (unsigned)stream);
-	if (o.kind == SVTRACE_OBS_DROP || o.kind == SVTRACE_OBS_PORT_DROP) {
-		flags |= SV_REC_F_DROPPED;
-		rec_drop(t, e, stream, point);
+	if ((e->flags & SVTRACE_F_LATE) && size >= sizeof(*l)) {
+		memcpy(fc, l->feeder_comm, 16);
+		memcpy(hc, l->holder_comm, 16);
 	}
-	rec_event(t, e, stream, point, flags);
+	copy_account(t, e, oc, fc, hc);
 	return 0;
+}
+
+/*
+ * What BPF cannot report by itself: frames still in "inflight" (T1 seen, some port never reached T2a)
+ * and skbs still in "tracked" (T2a seen, never freed) after the timeout - or all of them at the end.
+ * Both maps normally hold only the frames of the last microseconds; keys are gathered first, then
+ * resolved and deleted (BPF may race with an entry: at worst one frame loses its T1).
+ */
+#define SCAN_BATCH 4096
+
+static void scan_inflight(struct tracer *t, int64_t now, bool all)
+{
+	if (!t->inflight)
+		return;
+	for (uint32_t id = 0; id < t->nids; id++) {
+		for (uint32_t j = 0; j < SVTRACE_INFLIGHT_SLOTS; j++) {
+			volatile struct svtrace_inflight *v = &t->inflight[id * SVTRACE_INFLIGHT_SLOTS + j];
+			struct svtrace_copy e = { 0 };
+			uint64_t t1 = v->t1_ns;
+			uint32_t miss;
+
+			if (!t1 || (!all && now - (int64_t)t1 <= t->o.timeout_ns))
+				continue;
+			miss = t->all_ports & ~(v->seen | v->predrop);
+			e.flags = v->seen ? 0 : SVTRACE_F_T1_FIRST;
+			e.smpcnt = v->smpcnt;
+			e.tid1 = v->tid1;
+			e.cpu1 = v->cpu1;
+			v->t1_ns = 0;	/* free the slot (BPF may race: at worst one frame loses its T1) */
+			if (!miss)
+				continue;
+			e.type = SVTRACE_EV_MISSING;
+			e.stream = id;
+			e.reason = miss;
+			e.t1_ns = t1;
+			copy_account(t, &e, SVTRACE_COPY_MISSING_T2A, NULL, NULL);
+		}
+	}
+}
+
+/* The BPF-side value of "tracked" (mirrors struct sv_track in svtrace.bpf.c: prefix only). */
+struct track_prefix {
+	uint64_t t1_ns, t2a_ns;
+	uint32_t stream;
+	uint16_t smpcnt, port;
+	uint32_t tid1, tid2a;
+	uint16_t cpu1, cpu2a;
+	uint16_t vlan_tci, flags;
+};
+
+static void scan_tracked(struct tracer *t, int64_t now, bool all)
+{
+	static uint64_t keys[SCAN_BATCH];
+	uint64_t *prev = NULL;
+	uint8_t val[256];
+	struct track_prefix tp;
+	int fd = bpf_map__fd(t->skel->maps.tracked);
+	unsigned n = 0;
+
+	if (bpf_map__value_size(t->skel->maps.tracked) > sizeof(val))
+		return;
+	while (n < SCAN_BATCH && !bpf_map_get_next_key(fd, prev, &keys[n])) {
+		prev = &keys[n];
+		n++;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct svtrace_copy e = { 0 };
+
+		if (bpf_map_lookup_elem(fd, &keys[i], val))
+			continue;
+		memcpy(&tp, val, sizeof(tp));
+		if (!all && now - (int64_t)tp.t2a_ns <= t->o.timeout_ns)
+			continue;
+		bpf_map_delete_elem(fd, &keys[i]);
+		e.type = SVTRACE_EV_TAKEN;
+		e.port = (uint8_t)tp.port;
+		e.flags = tp.flags | SVTRACE_F_NOT_FREED;
+		e.stream = tp.stream;
+		e.smpcnt = tp.smpcnt;
+		e.vlan_tci = tp.vlan_tci;
+		e.t1_ns = tp.t1_ns;
+		e.t2a_ns = tp.t2a_ns;
+		e.tid1 = tp.tid1;
+		e.tid2a = tp.tid2a;
+		e.cpu1 = tp.cpu1;
+		e.cpu2a = tp.cpu2a;
+		copy_account(t, &e, SVTRACE_COPY_MISSING_T2B, NULL, NULL);
+	}
 }
 
 /* ---- output ---- */
@@ -637,7 +883,9 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 	sv_json_kv_uint(&j, "parse_errors", counter_sum(t, SVTRACE_CNT_PARSE_ERR));
 	sv_json_kv_uint(&j, "track_full", counter_sum(t, SVTRACE_CNT_TRACK_FULL));
 	sv_json_kv_uint(&j, "stale_skbs", counter_sum(t, SVTRACE_CNT_STALE));
-	sv_json_kv_uint(&j, "ovs_upcalls_frames", 0);
+	sv_json_kv_uint(&j, "ovs_upcalls_frames", t->upcalls);
+	sv_json_kv_uint(&j, "streams_full", counter_sum(t, SVTRACE_CNT_STREAMS_FULL));
+	sv_json_kv_uint(&j, "events_filtered", t->events_svid_filtered);
 	sv_json_kv_uint(&j, "orphans", cc->orphans);
 	sv_json_kv_uint(&j, "evicted_timeout", cc->evicted_timeout);
 	sv_json_kv_uint(&j, "evicted_reuse", cc->evicted_reuse);
@@ -819,6 +1067,15 @@ static int open_and_load(struct tracer *t)
 		}
 		sk->rodata->appid_filter = t->o.appid;
 		sk->rodata->stale_ns = (uint64_t)t->o.timeout_ns;
+		sk->rodata->late_ns = (uint64_t)t->o.threshold_ns;
+		/* The interface filter, compared inline in BPF (port 0 = ingress). */
+		sk->rodata->nr_ports = t->nports + 1;
+		for (unsigned i = 0; i <= t->nports; i++) {
+			sk->rodata->port_ifindex[i] = t->port[i].ifindex;
+			sk->rodata->port_netns[i] = t->port[i].netns_ino;
+		}
+		sk->rodata->all_ports = t->all_ports;
+		bpf_map__set_max_entries(sk->maps.tracked, t->o.table);
 		sk->rodata->nr_cpus = (uint32_t)libbpf_num_possible_cpus();
 		bpf_map__set_max_entries(sk->maps.events, t->o.ringbuf_bytes);
 		/* A refusal caused by an optional program is retried without them: stay quiet the first time. */
@@ -885,19 +1142,6 @@ static void detach_all(struct tracer *t)
 		bpf_link__destroy(t->links[--t->nlinks]);
 }
 
-static int fill_ports(struct tracer *t)
-{
-	for (unsigned i = 0; i <= t->nports; i++) {
-		struct svtrace_port_key k = { .netns_ino = t->port[i].netns_ino, .ifindex = t->port[i].ifindex };
-		struct svtrace_port v = { .role = i ? SVTRACE_ROLE_EGRESS : SVTRACE_ROLE_INGRESS, .index = i };
-		int err = bpf_map__update_elem(t->skel->maps.ports, &k, sizeof(k), &v, sizeof(v), BPF_ANY);
-
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct tracer t = { 0 };
@@ -918,7 +1162,12 @@ int main(int argc, char **argv)
 	}
 	if (resolve_ports(&t))
 		return 1;
-	cc = (struct svtrace_corr_cfg){ .nports = t.nports, .capacity = t.o.table, .timeout_ns = t.o.timeout_ns,
+	for (unsigned i = 0; i < SVTRACE_MAX_STREAMS; i++)
+		t.strm[i].corr = -1;
+	for (unsigned p = 1; p <= t.nports; p++)
+		t.all_ports |= 1u << p;
+	/* The frame table of svtrace_corr is not used: frames are correlated in BPF (svtrace_corr_copy). */
+	cc = (struct svtrace_corr_cfg){ .nports = t.nports, .capacity = 16, .timeout_ns = t.o.timeout_ns,
 					.late_ns = t.o.threshold_ns, .late_max = 256, .max_streams = 256,
 					.on_late = on_late, .ctx = &t };
 	err = svtrace_corr_new(&t.corr, &cc);
@@ -939,9 +1188,16 @@ int main(int argc, char **argv)
 			err == -EPERM ? " (CAP_BPF/CAP_PERFMON, or kernel.unprivileged_bpf_disabled)" : "");
 		goto out_rec;
 	}
-	err = fill_ports(&t);
-	if (!err)
-		err = attach_all(&t);
+	t.inflight_bytes = (size_t)bpf_map__value_size(t.skel->maps.inflight) *
+			   bpf_map__max_entries(t.skel->maps.inflight);
+	t.inflight = mmap(NULL, t.inflight_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+			  bpf_map__fd(t.skel->maps.inflight), 0);
+	if (t.inflight == MAP_FAILED) {
+		t.inflight = NULL;
+		fprintf(stderr, "svtrace: warning: cannot map the frame table (%s): frames that never reach "
+			"T2a are only counted when their slot is reused\n", strerror(errno));
+	}
+	err = attach_all(&t);
 	if (err) {
 		fprintf(stderr, "svtrace: setup failed: %s\n", strerror(-err));
 		goto out_skel;
@@ -966,16 +1222,18 @@ int main(int argc, char **argv)
 	t.t_start_mono = t.t_last_expire = t.t_last_live = mono_now();
 	t_end = t.o.duration_ns ? t.t_start_mono + t.o.duration_ns : INT64_MAX;
 	while (!stop_flag) {
+		/* BPF never wakes us per event: sleep up to 10 ms, then drain what waits (one pass). */
 		err = ring_buffer__poll(t.rb, 10);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "svtrace: ring buffer poll: %s\n", strerror(-err));
 			break;
 		}
-		/* Records are only woken for when a quarter of the ring is full: drain what waits. */
 		ring_buffer__consume(t.rb);
 		now = mono_now();
-		if (now - t.t_last_expire >= 100 * SV_NSEC_PER_MSEC) {
-			svtrace_corr_expire(t.corr, now);
+		if (now - t.t_last_expire >= 500 * SV_NSEC_PER_MSEC) {
+			streams_sync(&t);
+			scan_inflight(&t, now, false);
+			scan_tracked(&t, now, false);
 			t.t_last_expire = now;
 		}
 		if (t.o.live && now - t.t_last_live >= t.o.interval_ns) {
@@ -990,7 +1248,9 @@ int main(int argc, char **argv)
 	now = mono_now();
 	detach_all(&t);
 	ring_buffer__consume(t.rb);
-	svtrace_corr_flush(t.corr);
+	streams_sync(&t);
+	scan_inflight(&t, now, true);
+	scan_tracked(&t, now, true);
 	print_summary(&t);
 	if (t.o.json && print_json(&t, now - t.t_start_mono)) {
 		fprintf(stderr, "svtrace: JSON output failed\n");
@@ -999,6 +1259,8 @@ int main(int argc, char **argv)
 	ring_buffer__free(t.rb);
 out_skel:
 	detach_all(&t);
+	if (t.inflight)
+		munmap((void *)t.inflight, t.inflight_bytes);
 	svtrace_bpf__destroy(t.skel);
 out_rec:
 	if (t.rec) {

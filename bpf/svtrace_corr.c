@@ -579,3 +579,89 @@ uint32_t svtrace_corr_live(const struct svtrace_corr *c)
 {
 	return c->live;
 }
+
+int svtrace_corr_stream_add(struct svtrace_corr *c, uint16_t appid, const uint8_t *svid, size_t svid_len)
+{
+	return stream_get(c, appid, svid, svid_len);
+}
+
+void svtrace_corr_stream_set_frames(struct svtrace_corr *c, unsigned idx, uint64_t frames)
+{
+	if (idx < c->nstreams)
+		c->streams[idx].frames = frames;
+}
+
+int svtrace_corr_copy(struct svtrace_corr *c, const struct svtrace_copy_obs *o)
+{
+	struct corr_stream *s;
+	struct corr_entry e = { 0 };
+	struct svtrace_obs ob;
+	bool in = o->t1_ns != 0;
+	unsigned p = o->port;
+
+	c->cnt.observations++;
+	if (p < 1 || p > c->cfg.nports || o->stream >= c->nstreams) {
+		c->cnt.bad_port++;
+		return -EINVAL;
+	}
+	s = &c->streams[o->stream];
+	switch (o->outcome) {
+	case SVTRACE_COPY_TAKEN:
+	case SVTRACE_COPY_UNWANTED:
+		if (in)
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 0, o->t2a_ns - o->t1_ns);
+		hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, 0, o->t2b_ns - o->t2a_ns);
+		if (in)
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 0, o->t2b_ns - o->t1_ns);
+		if (o->outcome == SVTRACE_COPY_UNWANTED) {
+			hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, 3, 0);
+			if (in)
+				hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 3, 0);
+		}
+		if (!c->cfg.late_ns)
+			break;
+		e.stream = o->stream + 1;
+		e.smpcnt = o->smpcnt;
+		ob = (struct svtrace_obs){ .t_mono_ns = o->t2b_ns, .feeder_tid = o->feeder_tid,
+					   .feeder_comm = o->feeder_comm, .wait_ns = o->wait_ns,
+					   .holder_pid = o->holder_pid, .holder_comm = o->holder_comm,
+					   .holder_policy = o->holder_policy, .holder_prio = o->holder_prio };
+		if (in && o->t2b_ns - o->t1_ns > c->cfg.late_ns)
+			late_add(c, &e, p, &ob, SVTRACE_HOP_T1_T2B, o->t2b_ns - o->t1_ns);
+		else if (!in && o->t2b_ns - o->t2a_ns > c->cfg.late_ns)
+			late_add(c, &e, p, &ob, SVTRACE_HOP_T2A_T2B, o->t2b_ns - o->t2a_ns);
+		break;
+	case SVTRACE_COPY_DROPPED:
+		if (in)
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 0, o->t2a_ns - o->t1_ns);
+		hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, 2, 0);
+		if (in)
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 2, 0);
+		reason_add(c, p, o->reason);
+		break;
+	case SVTRACE_COPY_PORT_DROP:
+		if (in) {
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 2, 0);
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 2, 0);
+		} else {
+			c->cnt.orphans++;
+		}
+		reason_add(c, p, o->reason);
+		break;
+	case SVTRACE_COPY_MISSING_T2A:
+		hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 1, 0);
+		hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 1, 0);
+		break;
+	case SVTRACE_COPY_MISSING_T2B:
+		if (in)
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 0, o->t2a_ns - o->t1_ns);
+		hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, 1, 0);
+		if (in)
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 1, 0);
+		break;
+	default:
+		c->cnt.bad_port++;
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -162,4 +162,40 @@ const struct svtrace_corr_counters *svtrace_corr_counters(const struct svtrace_c
 /* Entries currently in the table (tests: bounded memory). */
 uint32_t svtrace_corr_live(const struct svtrace_corr *c);
 
+/*
+ * svtrace's data path correlates in BPF and hands over one resolved egress copy at a time (all its
+ * points, svtrace.h svtrace_copy): these account it directly, without the frame table above.
+ */
+enum svtrace_copy_outcome {
+	SVTRACE_COPY_TAKEN = 1,		/* T1? -> T2a -> T2b */
+	SVTRACE_COPY_UNWANTED,		/* reached the guest, nobody wanted it (not a loss) */
+	SVTRACE_COPY_DROPPED,		/* T2a, then freed with a drop reason */
+	SVTRACE_COPY_PORT_DROP,		/* dropped on the port before T2a */
+	SVTRACE_COPY_MISSING_T2A,	/* T1 seen, never at T2a on this port */
+	SVTRACE_COPY_MISSING_T2B,	/* T2a seen, never freed (taken) within the timeout */
+};
+
+struct svtrace_copy_obs {
+	enum svtrace_copy_outcome outcome;
+	unsigned stream;		/* index from svtrace_corr_stream_add() */
+	unsigned port;			/* 1..nports */
+	uint16_t smpcnt;
+	int64_t t1_ns, t2a_ns, t2b_ns;	/* CLOCK_MONOTONIC, 0 = not seen */
+	uint32_t reason;		/* drops: kernel skb_drop_reason value */
+	uint32_t feeder_tid;		/* TAKEN/UNWANTED: as in struct svtrace_obs */
+	const char *feeder_comm;
+	int64_t wait_ns;
+	uint32_t holder_pid;
+	const char *holder_comm;
+	uint32_t holder_policy;
+	uint32_t holder_prio;
+};
+
+/* Index of stream (APPID, whole svID), created if new. Returns it, or -ENOSPC (counted). */
+int svtrace_corr_stream_add(struct svtrace_corr *c, uint16_t appid, const uint8_t *svid, size_t svid_len);
+/* Sets the stream's T1 frame count (counted in BPF). */
+void svtrace_corr_stream_set_frames(struct svtrace_corr *c, unsigned idx, uint64_t frames);
+/* Accounts one resolved copy on its port's three hops. Returns 0 or -EINVAL (bad port/stream, counted). */
+int svtrace_corr_copy(struct svtrace_corr *c, const struct svtrace_copy_obs *o);
+
 #endif /* SVTRACE_CORR_H */

@@ -105,8 +105,8 @@ static const struct sv_cfg_key af_xdp_table[] = {
 	SV_CFG_KEY_ENUM(X, mode, "mode", xdp_mode_names, "auto", "copy-mode binding: skb or driver (native)"),
 	SV_CFG_KEY_BOOL(X, zerocopy, "zerocopy", "false", "ask for zero-copy (fails where the driver lacks it)"),
 	SV_CFG_KEY_ENUM(X, tx_metadata, "tx_metadata", tristate_names, "auto",
-			"TX timestamps through XDP TX metadata (Linux 6.8+ and driver support)"),
-	SV_CFG_KEY_UINT(X, frames, "frames", 64, 65536, "2048", "UMEM frames of 2048 bytes"),
+			"TX timestamps through XDP TX metadata (Linux 6.8+; copy mode: the kernel's software stamp)"),
+	SV_CFG_KEY_UINT(X, frames, "frames", 64, 65536, "2048", "UMEM chunks (4096 bytes each)"),
 	SV_CFG_KEY_END,
 };
 #undef X

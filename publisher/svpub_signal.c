@@ -11,6 +11,9 @@
 #include "sv_pcap.h"
 
 #define REPLAY_MAX_SAMPLES (16u << 20)
+#define PERIOD_MAX_SAMPLES 4096u /* 128 KiB of table at most; 9-2LE: 80, F4800S2I4U4: 96 */
+
+static int period_init(struct svpub_signal *sig);
 
 static uint64_t splitmix64(uint64_t x)
 {
@@ -148,15 +151,17 @@ int svpub_signal_init(struct svpub_signal *sig, const struct svpub_stream_cfg *s
 	}
 	if (c->source == SVPUB_SOURCE_REPLAY)
 		return replay_load(sig, c);
-	return 0;
+	return period_init(sig);
 }
 
 void svpub_signal_free(struct svpub_signal *sig)
 {
 	free(sig->replay_values);
 	free(sig->replay_quality);
+	free(sig->period_values);
 	sig->replay_values = NULL;
 	sig->replay_quality = NULL;
+	sig->period_values = NULL;
 }
 
 double svpub_signal_cycles(const struct svpub_signal *sig, double t_s)
@@ -182,12 +187,15 @@ static int32_t clamp_lsb(double x)
 	return (int32_t)lrint(x);
 }
 
+static void sine_values(const struct svpub_signal *sig, uint64_t n, const double fi[3], const double fv[3],
+			int32_t *values);
+
 bool svpub_signal_sample(const struct svpub_signal *sig, uint64_t n, int32_t *values, uint32_t *quality)
 {
 	const struct svpub_signal_cfg *c = sig->cfg;
 	double t = (double)n / sig->rate;
 	double fi[3] = { 1, 1, 1 }, fv[3] = { 1, 1, 1 };
-	bool stopped = false;
+	bool stopped = false, faulted = false;
 
 	for (unsigned ch = 0; ch < SVPUB_CHANNELS; ch++)
 		quality[ch] = 0;
@@ -201,6 +209,7 @@ bool svpub_signal_sample(const struct svpub_signal *sig, uint64_t n, int32_t *va
 			stopped = true;
 			break;
 		case SVPUB_EV_FAULT:
+			faulted = true;
 			for (int p = 0; p < 3; p++) {
 				if (strchr(ev->phases, 'a' + p)) {
 					fi[p] *= ev->current_factor;
@@ -228,7 +237,20 @@ bool svpub_signal_sample(const struct svpub_signal *sig, uint64_t n, int32_t *va
 		}
 		return stopped;
 	}
+	if (sig->period_values && !faulted) {
+		memcpy(values, sig->period_values + (n % sig->period_n) * SVPUB_CHANNELS,
+		       SVPUB_CHANNELS * sizeof(*values));
+		return stopped;
+	}
+	sine_values(sig, n, fi, fv, values);
+	return stopped;
+}
 
+static void sine_values(const struct svpub_signal *sig, uint64_t n, const double fi[3], const double fv[3],
+			int32_t *values)
+{
+	const struct svpub_signal_cfg *c = sig->cfg;
+	double t = (double)n / sig->rate;
 	double theta = 2.0 * M_PI * svpub_signal_cycles(sig, t);
 	double sum_i = 0, sum_v = 0;
 
@@ -256,5 +278,34 @@ bool svpub_signal_sample(const struct svpub_signal *sig, uint64_t n, int32_t *va
 	}
 	values[3] = clamp_lsb(sum_i);
 	values[7] = clamp_lsb(sum_v);
-	return stopped;
+}
+
+/* The period table of a stationary sine; leaves period_values NULL (computed per sample) otherwise. */
+static int period_init(struct svpub_signal *sig)
+{
+	static const double one[3] = { 1, 1, 1 };
+	const struct svpub_signal_cfg *c = sig->cfg;
+	double f = sig->freq_hz[0];
+	uint32_t pn = 0;
+
+	if (c->source != SVPUB_SOURCE_SINE || sig->nfreq != 1 || sig->noise_i > 0 || sig->noise_v > 0 || !sig->rate)
+		return 0;
+	for (uint32_t p = 1; p <= PERIOD_MAX_SAMPLES && p <= sig->rate; p++) {
+		double cyc = f * p / sig->rate;
+
+		if (fabs(cyc - nearbyint(cyc)) < 1e-9 && nearbyint(cyc) >= 1) {
+			pn = p;
+			break;
+		}
+	}
+	if (!pn)
+		return 0; /* e.g. 49.9 Hz at 4000 samples/s: 40000 samples per period */
+	sig->period_values = malloc((size_t)pn * SVPUB_CHANNELS * sizeof(*sig->period_values));
+	if (!sig->period_values)
+		return -ENOMEM;
+	/* Sample p and sample p + k * pn are k whole cycles apart: the same angles, the same values. */
+	for (uint32_t p = 0; p < pn; p++)
+		sine_values(sig, p, one, one, sig->period_values + (size_t)p * SVPUB_CHANNELS);
+	sig->period_n = pn;
+	return 0;
 }

@@ -39,6 +39,11 @@ struct svpub_signal {
 	int32_t *replay_values;		   /* replay: n * SVPUB_CHANNELS */
 	uint32_t *replay_quality;
 	uint64_t replay_n;
+	/* Stationary sine (one frequency, no noise): the waveform repeats every period_n samples (f * period_n
+	 * / rate is a whole number of cycles), so the values of one period are computed once; samples outside
+	 * fault events are read from it instead of six sin() calls each (the per-frame cost in unpaced mode). */
+	int32_t *period_values; /* period_n * SVPUB_CHANNELS, NULL when the signal is not periodic */
+	uint32_t period_n;
 };
 
 /* Prepares @sig for stream @index of config @s (resolved). Replay reads the capture now (allocation

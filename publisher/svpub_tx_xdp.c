@@ -5,9 +5,14 @@
  * put on the TX ring and kicked with one sendto() per batch; completions return the chunks.
  *
  * TX timestamps: Linux 6.8 added XDP TX metadata (a struct in the chunk's headroom, requested per
- * descriptor with XDP_TX_METADATA, the stamp written back at completion). Debian 12's headers and
- * libxdp 1.3 predate it, so the definitions are carried here and the kernel is probed at run time by
- * registering a UMEM with XDP_UMEM_TX_METADATA_LEN on a probe socket.
+ * descriptor with XDP_TX_METADATA, the stamp written back at completion; in copy mode the kernel writes
+ * a software stamp, CLOCK_TAI, when the skb is freed after transmission). Debian 12's headers and
+ * libxdp 1.3 predate it: the definitions are carried here, the kernel is probed at run time by
+ * registering a UMEM with XDP_UMEM_TX_METADATA_LEN on a probe socket, and because libxdp 1.3 always
+ * registers the UMEM itself (without tx_metadata_len; a second XDP_UMEM_REG on the fd is refused), the
+ * stamping socket is set up here without libxdp (UMEM, rings, mmap, bind: the documented AF_XDP UAPI),
+ * using only libxdp's inline ring accessors. Any failure there falls back to the libxdp socket, with
+ * "none" and the reason as the timestamp source.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -17,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
@@ -61,6 +67,8 @@ _Static_assert(sizeof(struct svpub_xdp_umem_reg) == 32, "xdp_umem_reg with tx_me
 _Static_assert(sizeof(struct svpub_xsk_tx_metadata) == 24, "xsk_tx_metadata");
 
 #define FRAME_SIZE XSK_UMEM__DEFAULT_FRAME_SIZE /* 4096 in libxdp 1.3 */
+#define TXMD_LEN ((uint32_t)sizeof(struct svpub_xsk_tx_metadata)) /* 24: a multiple of 8, < 256 */
+#define FILL_SIZE 64u /* TX only: the fill ring must exist, nothing is ever put on it */
 
 struct tx_xdp {
 	struct svpub_tx base;
@@ -75,6 +83,16 @@ struct tx_xdp {
 	uint64_t *free_addr;
 	uint32_t nfree;
 	uint64_t kicks_failed;
+	int fd;
+	/* own socket (TX metadata stamps), else NULL: libxdp's */
+	bool raw;
+	void *tx_map, *comp_map;
+	size_t tx_map_len, comp_map_len;
+	uint32_t data_off;	  /* the frame's offset in its chunk: TXMD_LEN with stamps, else 0 */
+	uint64_t *cookie;	  /* per chunk: the frame's cookie, for its stamp */
+	int64_t tai_to_clock_ns;  /* copy-mode stamps are CLOCK_TAI */
+	svpub_tx_ts_fn ts_fn;	  /* the engine's callback, remembered from the last poll */
+	void *ts_ctx;
 };
 
 /* 1: the kernel accepts a UMEM with TX metadata; 0: it does not; -errno: could not tell. */
@@ -112,22 +130,67 @@ static int xdp_add_queue(struct svpub_tx *tx, uint32_t so_priority)
 	return 0;
 }
 
-static void reclaim(struct tx_xdp *x)
+/* Takes the completed chunks back; with stamps, hands each chunk's stamp to the engine (the completion
+ * comes after the kernel wrote it). Returns the number of stamps delivered. */
+static int reclaim(struct tx_xdp *x)
 {
 	uint32_t idx;
 	unsigned n = xsk_ring_cons__peek(&x->comp, x->nframes, &idx);
+	int stamps = 0;
 
-	for (unsigned i = 0; i < n; i++)
-		x->free_addr[x->nfree++] = *xsk_ring_cons__comp_addr(&x->comp, idx + i);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t addr = *xsk_ring_cons__comp_addr(&x->comp, idx + i);
+		uint64_t chunk = addr & ~(uint64_t)(FRAME_SIZE - 1);
+
+		if (x->data_off) {
+			struct svpub_xsk_tx_metadata *m = xsk_umem__get_data(x->area, addr - TXMD_LEN);
+			uint64_t ts = m->completion.tx_timestamp;
+
+			if (ts && x->ts_fn) {
+				x->ts_fn(x->ts_ctx, x->cookie[chunk / FRAME_SIZE], (int64_t)ts + x->tai_to_clock_ns,
+					 SV_TS_XDP_META);
+				x->base.ts_received++;
+				stamps++;
+			}
+		}
+		x->free_addr[x->nfree++] = chunk;
+	}
 	if (n)
 		xsk_ring_cons__release(&x->comp, n);
+	return stamps;
 }
 
+/* Copy mode transmits inside the kick, at most 32 descriptors per call (the kernel's TX_BATCH_SIZE), and
+ * answers EAGAIN while more remain; EBUSY when the completion ring is full. Kick until the ring is empty so
+ * that every frame of a deadline leaves now (64 streams due together are 64 descriptors), not at the
+ * next deadline. Bounded: a busy device must not hold the scheduler. */
 static void kick(struct tx_xdp *x)
 {
-	if (sendto(xsk_socket__fd(x->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
-	    errno != EBUSY && errno != ENOBUFS)
+	for (unsigned i = 0; i < 256; i++) {
+		if (sendto(x->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
+			return;
+		if (errno == EBUSY)
+			reclaim(x);
+		else if (errno != EAGAIN && errno != EINTR)
+			break;
+		if (*x->txr.consumer == x->txr.cached_prod)
+			return; /* the kernel took every descriptor */
+	}
+	if (errno != EAGAIN && errno != EBUSY && errno != ENOBUFS)
 		x->kicks_failed++;
+}
+
+/* Between batches: frames still on the TX ring (a kick cut short) are kicked out, completed chunks taken
+ * back and their stamps delivered. */
+static int xdp_poll(struct svpub_tx *tx, svpub_tx_ts_fn fn, void *ctx)
+{
+	struct tx_xdp *x = (struct tx_xdp *)tx;
+
+	x->ts_fn = fn;
+	x->ts_ctx = ctx;
+	if (*x->txr.consumer != x->txr.cached_prod)
+		kick(x);
+	return reclaim(x);
 }
 
 static int xdp_send(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f, unsigned n)
@@ -146,12 +209,21 @@ static int xdp_send(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f, un
 	got = xsk_ring_prod__reserve(&x->txr, got, &idx);
 	for (unsigned i = 0; i < got; i++) {
 		struct xdp_desc *d = xsk_ring_prod__tx_desc(&x->txr, idx + i);
-		uint64_t addr = x->free_addr[--x->nfree];
+		uint64_t chunk = x->free_addr[--x->nfree], addr = chunk + x->data_off;
 
 		memcpy(xsk_umem__get_data(x->area, addr), f[i].data, f[i].len);
 		d->addr = addr;
 		d->len = f[i].len;
 		d->options = 0;
+		if (x->data_off) {
+			struct svpub_xsk_tx_metadata *m = xsk_umem__get_data(x->area, chunk);
+
+			m->flags = XDP_TXMD_FLAGS_TIMESTAMP;
+			m->completion.tx_timestamp = 0; /* also clears request: no checksum, no launch time */
+			m->request.launch_time = 0;
+			x->cookie[chunk / FRAME_SIZE] = f[i].cookie;
+			d->options = XDP_TX_METADATA;
+		}
 		f[i].err = 0;
 	}
 	xsk_ring_prod__submit(&x->txr, got);
@@ -172,9 +244,16 @@ static void xdp_close(struct svpub_tx *tx)
 		xsk_socket__delete(x->xsk);
 	if (x->umem)
 		xsk_umem__delete(x->umem);
+	if (x->tx_map)
+		munmap(x->tx_map, x->tx_map_len);
+	if (x->comp_map)
+		munmap(x->comp_map, x->comp_map_len);
+	if (x->raw && x->fd >= 0)
+		close(x->fd);
 	if (x->area)
 		munmap(x->area, x->area_len);
 	free(x->free_addr);
+	free(x->cookie);
 	free(x);
 }
 
@@ -182,19 +261,137 @@ static const struct svpub_tx_ops xdp_ops = {
 	.name = "af_xdp",
 	.add_queue = xdp_add_queue,
 	.send = xdp_send,
+	.poll = xdp_poll,
 	.close = xdp_close,
 };
+
+/* A queue released by a previous AF_XDP socket (another process that just exited) stays bound until the
+ * kernel's deferred release ran: bind() says EBUSY for a few ms. Waits 50 ms per try, up to 5 s; false when
+ * it is time to give up (the release is a work item: on a loaded machine it can take seconds). */
+static bool busy_wait(int attempt, const char *ifname)
+{
+	struct timespec ts = { 0, 50000000 };
+
+	if (attempt >= 100)
+		return false;
+	if (attempt == 0)
+		sv_info("af_xdp: %s queue busy (a previous AF_XDP socket is being released): retrying for up to 5 s",
+			ifname);
+	nanosleep(&ts, NULL);
+	return true;
+}
+
+/* The stamping socket without libxdp: UMEM with tx_metadata_len, fill/completion/TX rings, mmap, bind
+ * (Documentation/networking/af_xdp.rst). TX only: no RX ring, no XDP program. 0 or -errno (and @why). */
+static int raw_open(struct tx_xdp *x, const struct svpub_config *c, uint32_t tx_size, char *why, size_t nwhy)
+{
+	struct svpub_xdp_umem_reg mr = { 0 };
+	struct xdp_mmap_offsets off;
+	struct sockaddr_xdp sxdp = { 0 };
+	socklen_t optlen = sizeof(off);
+	uint32_t fill = FILL_SIZE, comp = x->nframes;
+	const char *step;
+	void *m;
+
+	x->fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (x->fd < 0) {
+		step = "socket(AF_XDP)";
+		goto fail;
+	}
+	x->raw = true;
+	mr.addr = (uint64_t)(uintptr_t)x->area;
+	mr.len = x->area_len;
+	mr.chunk_size = FRAME_SIZE;
+	mr.flags = XDP_UMEM_TX_METADATA_LEN;
+	mr.tx_metadata_len = TXMD_LEN;
+	step = "XDP_UMEM_REG with tx_metadata_len";
+	if (setsockopt(x->fd, SOL_XDP, XDP_UMEM_REG, &mr, sizeof(mr)))
+		goto fail;
+	step = "XDP_UMEM_FILL_RING";
+	if (setsockopt(x->fd, SOL_XDP, XDP_UMEM_FILL_RING, &fill, sizeof(fill)))
+		goto fail;
+	step = "XDP_UMEM_COMPLETION_RING";
+	if (setsockopt(x->fd, SOL_XDP, XDP_UMEM_COMPLETION_RING, &comp, sizeof(comp)))
+		goto fail;
+	step = "XDP_TX_RING";
+	if (setsockopt(x->fd, SOL_XDP, XDP_TX_RING, &tx_size, sizeof(tx_size)))
+		goto fail;
+	step = "XDP_MMAP_OFFSETS";
+	if (getsockopt(x->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen))
+		goto fail;
+
+	step = "mmap of the completion ring";
+	x->comp_map_len = off.cr.desc + (size_t)comp * sizeof(uint64_t);
+	m = mmap(NULL, x->comp_map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, x->fd,
+		 XDP_UMEM_PGOFF_COMPLETION_RING);
+	if (m == MAP_FAILED)
+		goto fail;
+	x->comp_map = m;
+	x->comp.mask = comp - 1;
+	x->comp.size = comp;
+	x->comp.producer = (uint32_t *)((char *)m + off.cr.producer);
+	x->comp.consumer = (uint32_t *)((char *)m + off.cr.consumer);
+	x->comp.flags = (uint32_t *)((char *)m + off.cr.flags);
+	x->comp.ring = (char *)m + off.cr.desc;
+	x->comp.cached_prod = *x->comp.producer;
+	x->comp.cached_cons = *x->comp.consumer;
+
+	step = "mmap of the TX ring";
+	x->tx_map_len = off.tx.desc + (size_t)tx_size * sizeof(struct xdp_desc);
+	m = mmap(NULL, x->tx_map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, x->fd, XDP_PGOFF_TX_RING);
+	if (m == MAP_FAILED)
+		goto fail;
+	x->tx_map = m;
+	x->txr.mask = tx_size - 1;
+	x->txr.size = tx_size;
+	x->txr.producer = (uint32_t *)((char *)m + off.tx.producer);
+	x->txr.consumer = (uint32_t *)((char *)m + off.tx.consumer);
+	x->txr.flags = (uint32_t *)((char *)m + off.tx.flags);
+	x->txr.ring = (char *)m + off.tx.desc;
+	x->txr.cached_prod = *x->txr.producer;
+	x->txr.cached_cons = *x->txr.consumer + tx_size; /* a producer sees the free slots */
+
+	sxdp.sxdp_family = AF_XDP;
+	sxdp.sxdp_ifindex = (uint32_t)x->base.ifindex;
+	sxdp.sxdp_queue_id = c->af_xdp.queue;
+	sxdp.sxdp_flags = c->af_xdp.zerocopy ? XDP_ZEROCOPY : XDP_COPY;
+	step = "bind";
+	for (int i = 0; bind(x->fd, (struct sockaddr *)&sxdp, sizeof(sxdp)); i++)
+		if (errno != EBUSY || !busy_wait(i, c->interface))
+			goto fail;
+	return 0;
+fail:
+	snprintf(why, nwhy, "%s: %s", step, strerror(errno));
+	return -errno;
+}
+
+/* Undoes raw_open() (a failed one too) so that the libxdp path can start on the same area. */
+static void raw_close(struct tx_xdp *x)
+{
+	if (x->tx_map)
+		munmap(x->tx_map, x->tx_map_len);
+	if (x->comp_map)
+		munmap(x->comp_map, x->comp_map_len);
+	if (x->fd >= 0)
+		close(x->fd);
+	x->tx_map = x->comp_map = NULL;
+	x->fd = -1;
+	x->raw = false;
+	memset(&x->txr, 0, sizeof(x->txr));
+	memset(&x->comp, 0, sizeof(x->comp));
+}
 
 int svpub_tx_xdp_open(struct svpub_tx **txp, const struct svpub_config *c, enum sv_clock_id clock)
 {
 	struct tx_xdp *x = calloc(1, sizeof(*x));
 	struct xsk_umem_config ucfg = { 0 };
 	struct xsk_socket_config scfg = { 0 };
-	uint32_t nframes = 1;
+	uint32_t nframes = 1, tx_size;
 	int err, meta;
 
 	if (!x)
 		return -ENOMEM;
+	x->fd = -1;
 	x->base.ops = &xdp_ops;
 	x->base.clock = clock;
 	sv_clock_posix_id(clock, &x->base.cid);
@@ -221,6 +418,42 @@ int svpub_tx_xdp_open(struct svpub_tx **txp, const struct svpub_config *c, enum 
 	}
 	for (uint32_t i = 0; i < nframes; i++)
 		x->free_addr[x->nfree++] = (uint64_t)i * FRAME_SIZE;
+	tx_size = nframes < 4096 ? nframes : 4096;
+	x->base.ts_source = SV_TS_NONE;
+	meta = c->af_xdp.tx_metadata == SVPUB_OFF ? 0 : probe_tx_metadata();
+	if (c->af_xdp.tx_metadata == SVPUB_OFF) {
+		snprintf(x->base.ts_detail, sizeof(x->base.ts_detail), "none (af_xdp.tx_metadata: off)");
+	} else if (meta != 1) {
+		snprintf(x->base.ts_detail, sizeof(x->base.ts_detail),
+			 "none (kernel without XDP TX metadata: Linux 6.8+ needed%s%s)", meta < 0 ? ", probe: " : "",
+			 meta < 0 ? strerror(-meta) : "");
+	} else {
+		char why[96];
+
+		x->cookie = calloc(nframes, sizeof(*x->cookie));
+		if (!x->cookie) {
+			err = -ENOMEM;
+			goto out;
+		}
+		if (!raw_open(x, c, tx_size, why, sizeof(why))) {
+			struct sv_clock_xlate xl;
+
+			x->data_off = TXMD_LEN;
+			if (x->base.cid != CLOCK_TAI && !sv_clock_xlate_measure(&xl, CLOCK_TAI, x->base.cid, 16))
+				x->tai_to_clock_ns = xl.offset_ns;
+			x->base.ts_source = SV_TS_XDP_META;
+			snprintf(x->base.ts_detail, sizeof(x->base.ts_detail), "%s",
+				 c->af_xdp.zerocopy ? "xdp_meta (XDP TX metadata, zero-copy: the driver's stamp where it "
+						      "has one, else none arrive)"
+						    : "xdp_meta (XDP TX metadata in copy mode: the kernel's software stamp, "
+						      "CLOCK_TAI, when the sent skb is freed)");
+			goto have_socket;
+		}
+		raw_close(x);
+		free(x->cookie);
+		x->cookie = NULL;
+		snprintf(x->base.ts_detail, sizeof(x->base.ts_detail), "none (XDP TX metadata socket: %s)", why);
+	}
 	ucfg.fill_size = XSK_RING_PROD__DEFAULT_NUM_DESCS;
 	ucfg.comp_size = nframes;
 	ucfg.frame_size = FRAME_SIZE;
@@ -235,12 +468,16 @@ int svpub_tx_xdp_open(struct svpub_tx **txp, const struct svpub_config *c, enum 
 		goto out;
 	}
 	scfg.rx_size = 0;
-	scfg.tx_size = nframes < 4096 ? nframes : 4096;
+	scfg.tx_size = tx_size;
 	scfg.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
 	scfg.xdp_flags = c->af_xdp.mode == SVPUB_XDP_SKB ? XDP_FLAGS_SKB_MODE
 			 : c->af_xdp.mode == SVPUB_XDP_NATIVE ? XDP_FLAGS_DRV_MODE : 0;
 	scfg.bind_flags = (uint16_t)(c->af_xdp.zerocopy ? XDP_ZEROCOPY : XDP_COPY);
-	err = xsk_socket__create(&x->xsk, c->interface, c->af_xdp.queue, x->umem, NULL, &x->txr, &scfg);
+	for (int i = 0;; i++) {
+		err = xsk_socket__create(&x->xsk, c->interface, c->af_xdp.queue, x->umem, NULL, &x->txr, &scfg);
+		if (err != -EBUSY || !busy_wait(i, c->interface))
+			break;
+	}
 	if (err) {
 		if (err == -EPERM)
 			svpub_log_errno("af_xdp: socket", err, "CAP_NET_RAW");
@@ -250,17 +487,9 @@ int svpub_tx_xdp_open(struct svpub_tx **txp, const struct svpub_config *c, enum 
 			       c->af_xdp.zerocopy ? " (the driver may lack zero-copy: try zerocopy: false)" : "");
 		goto out;
 	}
-	meta = probe_tx_metadata();
-	x->base.ts_source = SV_TS_NONE;
-	if (meta == 1)
-		snprintf(x->base.ts_detail, sizeof(x->base.ts_detail),
-			 "none (the kernel has XDP TX metadata, but libxdp 1.3 cannot register a UMEM with "
-			 "tx_metadata_len, and copy mode stamps only with NIC hardware stamping)");
-	else
-		snprintf(x->base.ts_detail, sizeof(x->base.ts_detail),
-			 "none (kernel without XDP TX metadata: Linux 6.8+ needed%s%s)", meta < 0 ? ", probe: " : "",
-			 meta < 0 ? strerror(-meta) : "");
-	if (c->af_xdp.tx_metadata == SVPUB_ON)
+	x->fd = xsk_socket__fd(x->xsk);
+have_socket:
+	if (c->af_xdp.tx_metadata == SVPUB_ON && x->base.ts_source == SV_TS_NONE)
 		sv_warn("af_xdp: tx_metadata on: %s", x->base.ts_detail);
 	/* libxdp does not expose the interface address; AF_PACKET's ioctl would need another socket. */
 	{

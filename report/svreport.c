@@ -31,6 +31,7 @@ static void usage(FILE *f)
 "  -g, --guest NAME=FILE   records of guest NAME (svsub in a VM); other files name their guests by\n"
 "                          their GUEST names (svtrace) or their host name\n"
 "  -a, --alias FROM=TO     call guest FROM (an svtrace egress port, a host name) TO\n"
+"  -l, --label GUEST=TEXT  what guest GUEST stands for (e.g. its traffic class), shown beside it\n"
 "  -w, --window S          join window in seconds (default 3): how late a record may still join\n"
 "      --max-frames N      frames held in the window at most (default 4194304)\n"
 "      --exact-limit N     per-frame values kept for exact percentiles (default 33554432)\n"
@@ -47,7 +48,9 @@ static void usage(FILE *f)
 "  # Records copied from several hosts, own budgets, cyclictest baseline\n"
 "  svreport -b budgets.yaml -C cyclictest.hist hv/*.rec vm*/svsub.rec\n"
 "  # Per-frame records as CSV for pandas\n"
-"  svreport -q --csv frames.csv pub.rec\n");
+"  svreport -q --csv frames.csv pub.rec\n"
+"  # Two guests of a lab, each labelled with the setup it stands for\n"
+"  svreport -g g1=g1.rec -g g2=g2.rec -l 'g1=SV own class' -l 'g2=SV shares bulk class' pub.rec trace.rec\n");
 }
 
 static int parse_u64(const char *s, uint64_t *out, const char *what)
@@ -66,14 +69,15 @@ int main(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},	   {"csv", required_argument, NULL, 'c'},
 		{"cyclictest", required_argument, NULL, 'C'}, {"guest", required_argument, NULL, 'g'},
 		{"alias", required_argument, NULL, 'a'},   {"window", required_argument, NULL, 'w'},
+		{"label", required_argument, NULL, 'l'},
 		{"max-frames", required_argument, NULL, 1}, {"exact-limit", required_argument, NULL, 2},
 		{"verdict-exit", no_argument, NULL, 3},	   {"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},	   {"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *budget_path = NULL, *html_path = NULL, *csv_path = NULL, *ct_path = NULL;
-	const char *guests[SVR_MAX_FILES], *aliases[32];
-	unsigned nguests = 0, naliases = 0;
+	const char *guests[SVR_MAX_FILES], *aliases[32], *labels[SVR_MAX_GUESTS];
+	unsigned nguests = 0, naliases = 0, nlabels = 0;
 	bool json = false, quiet = false, verdict_exit = false;
 	static struct svr_budgets budgets;
 	static struct svr_cyclic ct;
@@ -88,7 +92,7 @@ int main(int argc, char **argv)
 
 	sv_log_set(sv_log_stderr, NULL, SV_LOG_WARN);
 	svr_cfg_defaults(&cfg);
-	while ((c = getopt_long(argc, argv, "b:H:jc:C:g:a:w:qhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:H:jc:C:g:a:l:w:qhV", opts, NULL)) != -1) {
 		uint64_t u;
 
 		switch (c) {
@@ -120,6 +124,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			aliases[naliases++] = optarg;
+			break;
+		case 'l':
+			if (nlabels >= SVR_MAX_GUESTS || !strchr(optarg, '=') || optarg[0] == '=') {
+				fprintf(stderr, "svreport: --label wants GUEST=TEXT (at most %d), got '%s'\n",
+					SVR_MAX_GUESTS, optarg);
+				return 2;
+			}
+			labels[nlabels++] = optarg;
 			break;
 		case 'w':
 			if (sv_parse_double(optarg, &w) || w < 0.1 || w > 600) {
@@ -190,6 +202,18 @@ int main(int argc, char **argv)
 		snprintf(from, sizeof(from), "%.*s", (int)(eq - aliases[i]), aliases[i]);
 		if (svr_add_alias(r, from, eq + 1)) {
 			fprintf(stderr, "svreport: --alias '%s': names are 1..63 characters\n", aliases[i]);
+			ret = 2;
+			goto out;
+		}
+	}
+	for (unsigned i = 0; i < nlabels; i++) {
+		char name[64];
+		const char *eq = strchr(labels[i], '=');
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - labels[i]), labels[i]);
+		if ((size_t)(eq - labels[i]) >= sizeof(name) || svr_set_guest_label(r, name, eq + 1)) {
+			fprintf(stderr, "svreport: --label '%s': guest names are 1..63 characters, texts < %d\n",
+				labels[i], SVR_LABEL_SIZE);
 			ret = 2;
 			goto out;
 		}

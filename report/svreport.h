@@ -152,6 +152,12 @@ void svr_destroy(struct svr *r);
 int svr_add_file(struct svr *r, const char *path, const char *guest);
 /* Renames a guest as found in records (svtrace's egress port, a host name) to @to. */
 int svr_add_alias(struct svr *r, const char *from, const char *to);
+/* Describes guest @guest (its final name, after aliases): the setup it stands for, e.g. "SV in its own
+ * higher traffic class". Shown next to the guest in every output. -EINVAL: names too long. */
+#define SVR_LABEL_SIZE 160
+int svr_set_guest_label(struct svr *r, const char *guest, const char *label);
+/* The label of guest @g, or NULL. */
+const char *svr_guest_label(const struct svr *r, unsigned g);
 /* Writes every EVENT as CSV (sv_record columns) while reading. NULL: off. */
 void svr_set_csv(struct svr *r, FILE *csv);
 
@@ -193,6 +199,11 @@ struct svr_hop {
  * hops (first -> last point, T0 -> last, T1 -> T2b) and @extra pairs (budgets). Fills up to @max
  * (from,to) pairs; returns how many. */
 unsigned svr_hop_list(const struct svr *r, int guest, uint8_t (*pairs)[2], unsigned max);
+/* The hops the outputs put side by side across guests: the hypervisor (T1-T2b), the feeder to the
+ * guest (T2b-T3), the guest's receive path (T3-T4), publisher to application (T0-T4) and, when the
+ * guests record no T4, publisher to guest receive (T0-T3). Hops without data are left out. */
+#define SVR_NCOMPARE 5
+extern const uint8_t svr_compare_hops[SVR_NCOMPARE][2];
 /* Computes one hop result. Returns 0, or -ENODATA when the hop has no data at all. */
 int svr_hop_get(struct svr *r, unsigned from, unsigned to, int guest, int stream, struct svr_hop *out);
 

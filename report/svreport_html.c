@@ -406,6 +406,76 @@ static void plot_cdf(FILE *f, struct svr *r, int g, uint8_t (*pairs)[2], unsigne
 	plot_end(&p);
 }
 
+/* One hop, every guest on one plot: the comparison the lab's setups (own class vs shared class, CPU hog
+ * or not) are about. */
+static void plot_cdf_guests(FILE *f, struct svr *r, unsigned a, unsigned b)
+{
+	double xlo = 1e18, xhi = 1;
+	char title[160], hop[16];
+	struct plot p;
+	unsigned drawn = 0;
+
+	for (unsigned g = 0; g < svr_nguests(r); g++) {
+		struct svr_hop h;
+
+		if (svr_hop_get(r, a, b, (int)g, -1, &h) || !h.count)
+			continue;
+		drawn++;
+		if ((double)(h.lat.min > 0 ? h.lat.min : 1) < xlo)
+			xlo = (double)(h.lat.min > 0 ? h.lat.min : 1);
+		if ((double)h.lat.max > xhi)
+			xhi = (double)h.lat.max;
+	}
+	if (drawn < 2)
+		return;
+	sv_hop_format(a, b, hop, sizeof(hop));
+	snprintf(title, sizeof(title), "CDF of %s per guest (tail scale: 1 = 90%%, 2 = 99%%, 3 = 99.9%%)", hop);
+	plot_begin(&p, f, title, "latency", true, "-log10(1 - F)", false, xlo / 1.5, xhi * 1.5, true, 0, 5, false);
+	for (unsigned g = 0; g < svr_nguests(r); g++) {
+		struct svr_hop h;
+
+		if (svr_hop_get(r, a, b, (int)g, -1, &h) || !h.count)
+			continue;
+		poly_begin(&p, g, false);
+		cdf_points(&p, &h);
+		poly_end(&p);
+		plot_legend(&p, svr_guest_name(r, g), g, false);
+	}
+	plot_end(&p);
+}
+
+static void guests_side_by_side(FILE *f, struct svr *r)
+{
+	fputs("<h2>Guests side by side</h2>\n<p>The same hops of every guest, with the setup each guest stands "
+	      "for: compare them to see what a traffic class or a noisy neighbour does to the SV path.</p>\n"
+	      "<table><tr><th>hop</th><th>guest</th><th>setup</th><th>count</th><th>lost</th><th>p50</th>"
+	      "<th>p99</th><th>p99.9</th><th>max</th></tr>\n",
+	      f);
+	for (unsigned k = 0; k < SVR_NCOMPARE; k++)
+		for (unsigned g = 0; g < svr_nguests(r); g++) {
+			struct svr_hop h;
+			char hop[16], v[4][24];
+
+			if (svr_hop_get(r, svr_compare_hops[k][0], svr_compare_hops[k][1], (int)g, -1, &h) || !h.count)
+				continue;
+			sv_hop_format(svr_compare_hops[k][0], svr_compare_hops[k][1], hop, sizeof(hop));
+			sv_stats_format_ns(h.lat.p50, v[0], 24);
+			sv_stats_format_ns(h.lat.p99, v[1], 24);
+			sv_stats_format_ns(h.lat.p999, v[2], 24);
+			sv_stats_format_ns(h.lat.max, v[3], 24);
+			fprintf(f, "<tr><td>%s</td><td>", hop);
+			esc(f, svr_guest_name(r, g));
+			fputs("</td><td>", f);
+			esc(f, svr_guest_label(r, g) ? svr_guest_label(r, g) : "-");
+			fprintf(f, "</td><td>%" PRIu64 "</td><td%s>%" PRIu64 "</td><td>%s</td><td>%s</td><td>%s</td>"
+				   "<td>%s</td></tr>\n",
+				h.count, h.lost ? " class=\"bad\"" : "", h.lost, v[0], v[1], v[2], v[3]);
+		}
+	fputs("</table>\n", f);
+	for (unsigned k = 0; k < SVR_NCOMPARE; k++)
+		plot_cdf_guests(f, r, svr_compare_hops[k][0], svr_compare_hops[k][1]);
+}
+
 static void plot_pacing(FILE *f, struct svr *r)
 {
 	double xlo = 1e18, xhi = 1;
@@ -644,7 +714,10 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 				!res->evaluated ? "no data" : res->pass ? "pass" : "EXCEEDED");
 		}
 	}
-	fputs("</table>\n<h2>Per hop</h2><p>Latency in the SEAPATH model: Ts sample time, T0 publisher TX, T1 "
+	fputs("</table>\n", f);
+	if (svr_nguests(r) > 1)
+		guests_side_by_side(f, r);
+	fputs("<h2>Per hop</h2><p>Latency in the SEAPATH model: Ts sample time, T0 publisher TX, T1 "
 	      "hypervisor ingress, T2a hypervisor egress, T2b taken by the guest feeder, T3 guest receive, T4 guest "
 	      "application. ~ = from histograms (error &lt;= 0.8 %).</p>\n"
 	      "<table><tr><th>hop</th><th>guest</th><th>stream</th><th>count</th><th>lost</th><th>missing</th>"

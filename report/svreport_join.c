@@ -55,6 +55,8 @@ struct svr {
 	char guests[SVR_MAX_GUESTS][64];
 	unsigned naliases;
 	char alias_from[32][64], alias_to[32][64];
+	unsigned nlabels;
+	char label_guest[SVR_MAX_GUESTS][64], label_text[SVR_MAX_GUESTS][SVR_LABEL_SIZE];
 	FILE *csv;
 	bool csv_header;
 
@@ -87,6 +89,8 @@ struct svr {
 	unsigned ndrops;
 	struct svr_drop drops[SVR_MAX_DROPS];
 	struct svr_totals tot;
+	uint64_t pub_behind;		/* T0 events sent >= 995 ms after their own sample time */
+	int64_t pub_behind_max_ns;
 	struct sv_stats tmp;		/* HIST decoding */
 	uint8_t budget_pairs[SVR_MAX_BUDGETS][2];
 	unsigned nbudget_pairs;
@@ -250,6 +254,38 @@ int svr_add_alias(struct svr *r, const char *from, const char *to)
 	snprintf(r->alias_to[r->naliases], 64, "%s", to);
 	r->naliases++;
 	return 0;
+}
+
+const uint8_t svr_compare_hops[SVR_NCOMPARE][2] = {
+	{SV_POINT_T1, SV_POINT_T2B}, {SV_POINT_T2B, SV_POINT_T3}, {SV_POINT_T3, SV_POINT_T4}, {SV_POINT_T0, SV_POINT_T4},
+	{SV_POINT_T0, SV_POINT_T3},
+};
+
+int svr_set_guest_label(struct svr *r, const char *guest, const char *label)
+{
+	unsigned i;
+
+	if (!*guest || strlen(guest) >= 64 || strlen(label) >= SVR_LABEL_SIZE)
+		return -EINVAL;
+	for (i = 0; i < r->nlabels && strcmp(r->label_guest[i], guest); i++)
+		;
+	if (i == SVR_MAX_GUESTS)
+		return -E2BIG;
+	snprintf(r->label_guest[i], 64, "%s", guest);
+	snprintf(r->label_text[i], SVR_LABEL_SIZE, "%s", label);
+	if (i == r->nlabels)
+		r->nlabels++;
+	return 0;
+}
+
+const char *svr_guest_label(const struct svr *r, unsigned g)
+{
+	if (g >= r->nguests)
+		return NULL;
+	for (unsigned i = 0; i < r->nlabels; i++)
+		if (!strcmp(r->label_guest[i], r->guests[g]))
+			return r->label_text[i];
+	return NULL;
 }
 
 void svr_set_csv(struct svr *r, FILE *csv)
@@ -811,6 +847,17 @@ static void on_event(struct svr *r, unsigned fi, struct fileio *f, const struct 
 	slot = slot_of(p, guest);
 	if (slot < 0)
 		return;
+	/* A publisher that fell a second behind its schedule (overloaded host) makes every later tool guess
+	 * the wrong second: say so, it is the cause of the aliasing the clock check then reports. */
+	if (p == SV_POINT_T0 && st->rate && ev->smp_cnt < st->rate) {
+		int64_t behind = t - sv_sample_time_ns(sec, ev->smp_cnt, st->rate);
+
+		if (behind >= SV_NSEC_PER_SEC - SV_SAMPLE_AHEAD_NS_DEFAULT) {
+			r->pub_behind++;
+			if (behind > r->pub_behind_max_ns)
+				r->pub_behind_max_ns = behind;
+		}
+	}
 	/* A tool may stamp tai_sec from the event's own time (svtrace does): a frame of the end of second S
 	 * seen just after S+1 began then carries S+1. Re-derive the sample's second from the time when
 	 * the recorded one is inconsistent with it (latency outside [-5 ms, 995 ms)). */
@@ -1546,6 +1593,11 @@ void svr_clock_check(struct svr *r, struct svr_clock *c)
 	if (r->tot.beyond_second)
 		add_reason(c, false, "%" PRIu64 " latencies of 1 s or more: smpCnt aliases by seconds",
 			   r->tot.beyond_second);
+	if (r->pub_behind)
+		add_reason(c, false,
+			   "the publisher sent %" PRIu64 " frames 1 s or more after their sample time (up to %.1f s "
+			   "behind its schedule: overloaded host?); later points cannot tell their second",
+			   r->pub_behind, (double)r->pub_behind_max_ns / 1e9);
 	if (r->tot.realigned)
 		add_reason(c, true, "%" PRIu64 " events carried the TAI second of their own time, not of their "
 			   "sample: re-derived", r->tot.realigned);

@@ -96,6 +96,10 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			fprintf(f, "no records for %s: hops through it are not measured\n", sv_point_name(p));
 	}
 
+	for (unsigned g = 0; g < svr_nguests(r); g++)
+		if (svr_guest_label(r, g))
+			fprintf(f, "guest %s: %s\n", svr_guest_name(r, g), svr_guest_label(r, g));
+
 	fprintf(f, "\nper hop (latency; ~ = from histograms, error <= 0.8%%)\n");
 	fprintf(f, "  %-8s %-12s %-14s %9s %6s %6s %9s %-9s %-9s %-9s %-9s %9s\n", "hop", "guest", "stream", "count",
 		"lost", "miss", "min", "p50", "p99", "p99.9", "p99.99", "max");
@@ -108,6 +112,28 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 				for (unsigned s = 0; s < svr_nstreams(r); s++)
 					text_hop(r, f, pairs[i][0], pairs[i][1], g, (int)s);
 		}
+	}
+
+	if (svr_nguests(r) > 1) {
+		fprintf(f, "\nguests side by side (all streams)\n  %-8s %-12s %9s %6s %-9s %-9s %-9s %9s  %s\n", "hop",
+			"guest", "count", "lost", "p50", "p99", "p99.9", "max", "setup");
+		for (unsigned k = 0; k < SVR_NCOMPARE; k++)
+			for (unsigned g = 0; g < svr_nguests(r); g++) {
+				struct svr_hop h;
+				char hop[16], v[4][32];
+
+				if (svr_hop_get(r, svr_compare_hops[k][0], svr_compare_hops[k][1], (int)g, -1, &h) ||
+				    !h.count)
+					continue;
+				sv_hop_format(svr_compare_hops[k][0], svr_compare_hops[k][1], hop, sizeof(hop));
+				fmt_ns(h.lat.p50, true, v[0], sizeof(v[0]));
+				fmt_ns(h.lat.p99, true, v[1], sizeof(v[1]));
+				fmt_ns(h.lat.p999, true, v[2], sizeof(v[2]));
+				fmt_ns(h.lat.max, true, v[3], sizeof(v[3]));
+				fprintf(f, "  %-8s %-12.12s %9" PRIu64 " %6" PRIu64 " %-9s %-9s %-9s %9s  %s\n", hop,
+					svr_guest_name(r, g), h.count, h.lost, v[0], v[1], v[2], v[3],
+					svr_guest_label(r, g) ? svr_guest_label(r, g) : "-");
+			}
 	}
 
 	fprintf(f, "\npoints\n  %-4s %-12s %9s %6s %9s %7s %7s   pacing: %-9s %-9s %-9s %-9s\n", "pt", "guest",
@@ -347,6 +373,17 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 	for (unsigned g = 0; g < svr_nguests(r); g++)
 		sv_json_string(&j, svr_guest_name(r, g));
 	sv_json_array_end(&j);
+
+	/* what each guest stands for (the lab: which traffic class, which noise), null when not told */
+	sv_json_key(&j, "guest_labels");
+	sv_json_object_begin(&j);
+	for (unsigned g = 0; g < svr_nguests(r); g++) {
+		if (svr_guest_label(r, g))
+			sv_json_kv_str(&j, svr_guest_name(r, g), svr_guest_label(r, g));
+		else
+			sv_json_kv_null(&j, svr_guest_name(r, g));
+	}
+	sv_json_object_end(&j);
 
 	sv_json_key(&j, "missing_points");
 	sv_json_array_begin(&j);

@@ -178,6 +178,7 @@ struct svsub_file_config {
 	uint32_t reorder_window;
 	uint32_t resync_run;
 	double max_latency_ms;
+	bool clock_trusted;	/* treat the host clock as synchronised (adjtimex ignored) */
 };
 
 extern const struct sv_cfg_key svsub_config_table[];

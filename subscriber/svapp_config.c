@@ -34,6 +34,8 @@ const struct sv_cfg_key svsub_config_table[] = {
 	SV_CFG_KEY_UINT(C, resync_run, "resync_run", 0, 65536, "0", "samples confirming a counter restart; 0 = 8"),
 	SV_CFG_KEY_DOUBLE(C, max_latency_ms, "max_latency_ms", 0, 999, "0",
 			  "larger latencies mark the clock unsynchronised; 0 = 500"),
+	SV_CFG_KEY_BOOL(C, clock_trusted, "clock_trusted", "false",
+			"live: treat the host clock as synchronised whatever adjtimex says (publisher on the same clock)"),
 	SV_CFG_KEY_END,
 };
 #undef C

@@ -54,6 +54,7 @@ struct opts {
 	bool histograms;
 	bool quiet;
 	bool verbose;
+	bool clock_trusted; /* --clock-trusted: ignore adjtimex's STA_UNSYNC */
 	struct svsub_track_cfg track;
 	/* app: application (--app) and configuration file (-c) */
 	const char *app;
@@ -96,6 +97,10 @@ static void usage(FILE *f)
 "      --reorder-window N   samples behind the newest that count as late/duplicate (default: wrap/2)\n"
 "      --resync-run N       consecutive backward samples that confirm a counter restart (default %u)\n"
 "      --max-latency-ms MS  larger latencies mark the clock unsynchronised (default 500)\n"
+"      --clock-trusted      live: treat the host clock as synchronised even when adjtimex reports it\n"
+"                           unsynchronised (publisher and subscriber share this clock: one host, netns\n"
+"                           tests); latencies are still rejected when negative or over --max-latency-ms;\n"
+"                           the JSON summary says so (source.clock_trusted). Off by default\n"
 "Application (app):\n"
 "      --app NAME           feed every accepted sample to NAME: overcurrent (ANSI 50, one JSON line per\n"
 "                           trip on stdout; the text summary then goes to stderr), phasor\n"
@@ -175,6 +180,7 @@ enum {
 	OPT_REORDER,
 	OPT_RESYNC,
 	OPT_MAX_LATENCY,
+	OPT_CLOCK_TRUSTED,
 	OPT_RECORD,
 	OPT_APP, /* app */
 	OPT_PICKUP,
@@ -205,6 +211,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "reorder-window", required_argument, NULL, OPT_REORDER },
 		{ "resync-run", required_argument, NULL, OPT_RESYNC },
 		{ "max-latency-ms", required_argument, NULL, OPT_MAX_LATENCY },
+		{ "clock-trusted", no_argument, NULL, OPT_CLOCK_TRUSTED },
 		{ "app", required_argument, NULL, OPT_APP }, /* app */
 		{ "pickup", required_argument, NULL, OPT_PICKUP },
 		{ "trip-samples", required_argument, NULL, OPT_TRIP_SAMPLES },
@@ -307,6 +314,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			o->track.max_latency_ns = (int64_t)(d * 1e6);
+			break;
+		case OPT_CLOCK_TRUSTED:
+			o->clock_trusted = true;
 			break;
 		case OPT_APP: /* app */
 			if (!svapp_find(optarg)) {
@@ -446,6 +456,7 @@ static int load_config_file(int argc, char **argv, struct opts *o)
 	o->track.reorder_window = c->reorder_window;
 	o->track.resync_run = c->resync_run;
 	o->track.max_latency_ns = (int64_t)(c->max_latency_ms * 1e6);
+	o->clock_trusted = c->clock_trusted;
 	return 0;
 }
 
@@ -486,6 +497,7 @@ static int finish_config(struct opts *o)
 	c->reorder_window = o->track.reorder_window;
 	c->resync_run = o->track.resync_run;
 	c->max_latency_ms = (double)o->track.max_latency_ns / 1e6;
+	c->clock_trusted = o->clock_trusted;
 	if (sv_config_print(svsub_config_table, &out, stdout) || fflush(stdout))
 		return -EIO;
 	return 1;
@@ -573,6 +585,8 @@ static int print_json_summary(const struct opts *o, struct svsub_proc *p, struct
 			sv_json_kv_bool(&j, "host_clock_synchronised", sv_clock_sync_ok(sync));
 		else
 			sv_json_kv_null(&j, "host_clock_synchronised");
+		/* --clock-trusted: latencies were computed although adjtimex may say unsynchronised */
+		sv_json_kv_bool(&j, "clock_trusted", o->clock_trusted);
 #ifdef SVSUB_HAVE_RX
 		if (live_rx)
 			svrx_live_json(live_rx, &j); /* rx: "rx": [...], "rx_to_app_ns" */
@@ -612,12 +626,14 @@ int main(int argc, char **argv)
 
 	if (o.interface && sv_clock_sync_read(&sync) == 0) {
 		syncp = &sync;
-		o.track.host_unsync = !sv_clock_sync_ok(&sync);
-		if (o.track.host_unsync && !o.quiet) {
+		o.track.host_unsync = !sv_clock_sync_ok(&sync) && !o.clock_trusted;
+		if (!sv_clock_sync_ok(&sync) && !o.quiet) {
 			char buf[256];
 
 			sv_clock_sync_format(&sync, buf, sizeof(buf));
-			fprintf(stderr, PROG ": host clock: %s: latencies will be marked unsynchronised\n", buf);
+			fprintf(stderr, PROG ": host clock: %s: %s\n", buf,
+				o.clock_trusted ? "trusted anyway (--clock-trusted): latencies are reported"
+						: "latencies will be marked unsynchronised");
 		}
 	}
 	if (o.read) {

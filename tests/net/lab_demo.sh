@@ -57,6 +57,8 @@ for h in ["Ts-T0", "T0-T1"]:
 if r["verdict"] not in ("PASS", "FAIL", "UNSYNCHRONISED"):
     print("FAIL: verdict %r" % r["verdict"]); ok = False
 print("hops of %s: %d entries, verdict %s" % (guests, len(r["hops"]), r["verdict"]))
+if not ok and r["clock"]["reasons"]:
+    print("clock check: %s" % "; ".join(r["clock"]["reasons"]))
 sys.exit(0 if ok else 1)
 PY
 skip=0

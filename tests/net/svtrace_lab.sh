@@ -1,5 +1,5 @@
 #!/bin/bash
-# svtrace network tests (label net, root). Usage: svtrace_lab.sh hops|drop|late|overflow
+# svtrace network tests (label net, root). Usage: svtrace_lab.sh hops|drop|late|overflow|record|live|errors
 # Lab: publisher ns -> hypervisor ns (Linux bridge) -> two guest ns, all veth (svtrace_lib.sh).
 # Traffic: svpub (configs/pub-seapath-8x4000.yaml: 8 streams x 4000 frames/s) when built, else SKIP
 # (SVTRACE_PY_SENDER=1 allows the python AF_PACKET stand-in for development).
@@ -36,7 +36,7 @@ send() {
 	[ -n "$cpu" ] && pin="taskset -c $cpu"
 	if [ "$SENDER" = svpub ]; then
 		if [ "$streams" = 8 ]; then
-			ip netns exec "$NS_P" $pin "$SVPUB" -c "$CONFIG" --interface p0 --duration "$secs" --json -q \
+			ip netns exec "$NS_P" $pin "$SVPUB" -c "$CONFIG" --interface p0 --duration "$secs" --json -q ${PUB_EXTRA:-} \
 				2>"$TMP/pub.err" | python3 -c 'import json,sys; print(json.load(sys.stdin)["frames"])'
 		else
 			ip netns exec "$NS_P" $pin "$SVPUB" --interface p0 --duration "$secs" --json -q \
@@ -173,7 +173,97 @@ overflow)
 	python3 -c "import sys; sys.exit(0 if float('$dur') >= 5.5 else 1)" || fail "stopped early ($dur s)"
 	echo "PASS: svtrace overflow: $lost lost events reported, $ev delivered, kept running"
 	;;
+record)
+	# --record: per-frame records in the shared format, read back with svreport (CSV + JSON)
+	SVREPORT="$SVKIT_BUILD/report/svreport"
+	[ -x "$SVREPORT" ] || skip "svreport not built"
+	recv_start "$NS_V1" vm1 8 "$TMP/r1"
+	recv_start "$NS_V2" vm2 8 "$TMP/r2"
+	trace_start 6 --record "$TMP/trace.rec"
+	PUB_EXTRA=""
+	[ "$SENDER" = svpub ] && PUB_EXTRA="--record $TMP/pub.rec"
+	SENT=$(send 3) || fail "sender failed"
+	trace_wait
+	wait
+	"$SVREPORT" -q --json --csv "$TMP/frames.csv" "$TMP/trace.rec" >"$TMP/report.json" 2>"$TMP/report.err" ||
+		fail "svreport could not read the record: $(head -3 "$TMP/report.err")"
+	: >"$TMP/pub.csv"
+	if [ -n "$PUB_EXTRA" ]; then
+		"$SVREPORT" -q --csv "$TMP/pub.csv" "$TMP/pub.rec" >/dev/null 2>"$TMP/report.err" ||
+			fail "svreport could not read svpub's record: $(head -3 "$TMP/report.err")"
+	fi
+	python3 - "$TMP/frames.csv" "$TMP/report.json" "$SENT" "$TMP/pub.csv" <<'PY' || fail "record contents"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+rep = json.load(open(sys.argv[2]))
+sent = int(sys.argv[3])
+n = {}
+for r in rows:
+    n[r["point"]] = n.get(r["point"], 0) + 1
+print("records per point:", n)
+ok = n.get("T1") == sent and n.get("T2a") == 2 * sent and n.get("T2b") == 2 * sent
+# tai_sec is the SAMPLE's second: each frame's (svID, tai_sec, smpCnt) at T1, T2a and T2b must be
+# exactly svpub's for that frame (the join key), even for frames that crossed a second boundary
+pub = list(csv.DictReader(open(sys.argv[4]))) if sys.argv[4] else []
+if pub:
+    want = set((r["svid"], r["tai_sec"], r["smp_cnt"]) for r in pub)
+    for pt in ("T1", "T2a", "T2b"):
+        got = set((r["svid"], r["tai_sec"], r["smp_cnt"]) for r in rows if r["point"] == pt)
+        print(pt, "join keys:", len(got), "svpub's:", len(want), "common:", len(got & want))
+        ok = ok and got == want
+streams = rep.get("streams", [])
+rates = sorted(set(s.get("sample_rate") for s in streams))
+print("streams in the report:", len(streams), "sample rates:", rates)
+ok = ok and len(streams) == 8 and rates == [4000]
+sys.exit(0 if ok else 1)
+PY
+	echo "PASS: svtrace record: $SENT frames recorded at T1, T2a and T2b of both guests, sample seconds and rate right"
+	;;
+live)
+	# --live: a histogram per hop on stderr every interval, while tracing; --svid keeps one stream
+	recv_start "$NS_V1" vm1 8 "$TMP/r1"
+	recv_start "$NS_V2" vm2 8 "$TMP/r2"
+	SVID=SEAPATH_MU02
+	[ "$SENDER" = svpub ] || SVID=svtraceMU01
+	trace_start 6 --live --interval 1 --svid "$SVID"
+	SENT=$(send 3) || fail "sender failed"
+	trace_wait
+	wait
+	n=$(grep -c "^---- svtrace: events" "$TMP/trace.err")
+	h=$(grep -c "^T1-T2b egress vm2p: frames [1-9]" "$TMP/trace.err")
+	echo "live blocks: $n, with T1-T2b frames on vm2p: $h"
+	[ "$n" -ge 4 ] || fail "expected a live block per second, got $n"
+	[ "$h" -ge 2 ] || fail "live blocks without frames"
+	[ "$(J "[s['svID'] for s in d['streams']]")" = "['$SVID']" ] || fail "--svid $SVID: streams $(J "[s['svID'] for s in d['streams']]")"
+	f=$(hop vm1p T1 T2b "['frames']")
+	[ "$f" = $((SENT / 8)) ] || fail "--svid $SVID: vm1p T1-T2b frames $f, expected $((SENT / 8))"
+	echo "PASS: svtrace live: $n live blocks on stderr; --svid kept only $SVID ($f frames)"
+	;;
+errors)
+	# bad input: clear message, exit 1 (run time) or 2 (usage), nothing attached
+	out=$("$SVTRACE" --netns "$NS_H" --ingress nosuch0 --egress vm1p --duration 1 2>&1); rc=$?
+	echo "$out" | grep -q "ingress interface 'nosuch0' not found in network namespace '$NS_H'" && [ $rc = 1 ] ||
+		fail "missing interface: rc $rc, '$out'"
+	out=$("$SVTRACE" --netns nosuchns$$ --ingress up0 --egress all --duration 1 2>&1); rc=$?
+	echo "$out" | grep -q "network namespace 'nosuchns$$': no such namespace" && [ $rc = 1 ] ||
+		fail "missing netns: rc $rc, '$out'"
+	out=$("$SVTRACE" --ingress up0 2>&1); rc=$?
+	echo "$out" | grep -q "required" && [ $rc = 2 ] || fail "missing --egress: rc $rc, '$out'"
+	out=$("$SVTRACE" --netns "$NS_H" --ingress up0 --egress all --duration 1 --json 2>&1 >"$TMP/all.json"); rc=$?
+	[ $rc = 0 ] || fail "--egress all: rc $rc, '$out'"
+	e=$(json_get "$TMP/all.json" "sorted(set(h['egress'] for h in d['hops']))")
+	[ "$e" = "['br0', 'vm1p', 'vm2p']" ] || fail "--egress all took $e"
+	if command -v setpriv >/dev/null; then
+		out=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
+			"$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p --duration 1 2>&1); rc=$?
+		echo "$out" | grep -q "missing privileges: CAP_BPF and CAP_PERFMON" && [ $rc = 1 ] ||
+			fail "unprivileged: rc $rc, '$out'"
+	else
+		echo "setpriv missing: privilege message not checked"
+	fi
+	echo "PASS: svtrace errors: missing interface / namespace / option and privileges reported; --egress all"
+	;;
 *)
-	echo "usage: $0 hops|drop|late|overflow"; exit 2 ;;
+	echo "usage: $0 hops|drop|late|overflow|record|live|errors"; exit 2 ;;
 esac
 exit 0

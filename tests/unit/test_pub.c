@@ -182,6 +182,71 @@ static void test_signal_events(void **state)
 	svpub_signal_free(&sig);
 }
 
+/* The period table of a stationary sine: used when the waveform repeats within PERIOD_MAX_SAMPLES
+ * (50 Hz at 4000/s: 80 samples; 60 Hz at 4800/s: 80; 50 Hz at 4800/s: 96), not with noise, a frequency
+ * event or an aperiodic frequency; its values equal the per-sample computation, and fault events (which
+ * change the values) still follow the closed form. */
+static void test_signal_period_table(void **state)
+{
+	struct svpub_signal sig;
+	int32_t v[8], w[8];
+	uint32_t q[8];
+	struct svpub_signal_cfg *s;
+	static const struct {
+		const char *profile;
+		double f, noise;
+		uint32_t period_n;
+	} cases[] = {
+		{ "9-2le-50hz", 0, 0, 80 },	  { "9-2le-60hz", 0, 0, 80 }, { "F4800S2I4U4", 0, 0, 96 },
+		{ "9-2le-50hz", 49.9, 0, 0 },	  { "9-2le-50hz", 0, 0.5, 0 }, { "F14400S6I4U4", 0, 0, 288 },
+		{ "9-2le-256-50hz", 50.5, 0, 0 },
+	};
+
+	(void)state;
+	for (unsigned c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		cfg_one(cases[c].profile);
+		s = &cfg.streams[0].signal;
+		if (cases[c].f)
+			s->frequency = cases[c].f;
+		s->current_noise = cases[c].noise;
+		assert_int_equal(svpub_signal_init(&sig, &cfg.streams[0], 0), 0);
+		assert_int_equal(sig.period_n, cases[c].period_n);
+		assert_true((sig.period_values != NULL) == (cases[c].period_n != 0));
+		svpub_signal_free(&sig);
+	}
+
+	cfg_one("9-2le-50hz");
+	s = &cfg.streams[0].signal;
+	s->nharmonics = 1;
+	s->harmonics[0] = (struct svpub_harmonic_cfg){ .order = 3, .magnitude = 0.1, .angle = 45 };
+	s->nevents = 2;
+	s->events[0] = (struct svpub_event_cfg){ .at = 0.5, .duration = 0.1, .type = SVPUB_EV_FAULT, .phases = "b",
+						 .current_factor = 10, .voltage_factor = 0.25, .frequency = 50 };
+	s->events[1] = (struct svpub_event_cfg){ .at = 0.55, .duration = 0.1, .type = SVPUB_EV_QUALITY,
+						 .phases = "a", .quality = SV_Q_TEST };
+	assert_int_equal(svpub_signal_init(&sig, &cfg.streams[0], 0), 0);
+	assert_int_equal(sig.period_n, 80);
+	for (uint64_t n = 0; n < 4000 * 3 + 7; n++) {
+		int32_t *table = sig.period_values;
+		double t = n / 4000.0, cyc = 50 * t;
+		bool fault = t >= 0.5 && t < 0.6;
+		double ib = M_SQRT2 * 100 *
+			    (sin(2 * M_PI * cyc - 150 * M_PI / 180) + 0.1 * sin(3 * (2 * M_PI * cyc - 150 * M_PI / 180) + M_PI / 4)) /
+			    SV_CURRENT_LSB_A * (fault ? 10 : 1);
+
+		svpub_signal_sample(&sig, n, v, q);
+		assert_true(fabs(v[1] - ib) <= 0.5 + 1e-6);
+		assert_int_equal(q[0], t >= 0.55 && t < 0.65 ? SV_Q_TEST : 0);
+		/* the same sample without the table */
+		sig.period_values = NULL;
+		svpub_signal_sample(&sig, n, w, q);
+		sig.period_values = table;
+		for (int ch = 0; ch < 8; ch++)
+			assert_true(abs(v[ch] - w[ch]) <= 1); /* both within 0.5 LSB of the closed form */
+	}
+	svpub_signal_free(&sig);
+}
+
 static void test_signal_noise(void **state)
 {
 	struct svpub_signal sig, sig2;
@@ -327,6 +392,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schedule_presets), cmocka_unit_test(test_signal_sine),
 		cmocka_unit_test(test_signal_events),	 cmocka_unit_test(test_signal_noise),
+		cmocka_unit_test(test_signal_period_table),
 		cmocka_unit_test(test_config_rules),	 cmocka_unit_test(test_engine_pcap_presets),
 	};
 

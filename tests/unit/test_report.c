@@ -475,6 +475,102 @@ static void test_json_shape(void **state)
 	svr_destroy(r);
 }
 
+/* Guests labelled with the setup they stand for: the label follows the guest's final name into the JSON
+ * (null when not given) and the side-by-side comparison of the text summary. */
+static void test_guest_labels(void **state)
+{
+	struct sv_record_writer *pub, *s1, *s2;
+	const char *files[] = {"pub.rec", "s1.rec", "s2.rec"}, *guests[] = {NULL, "vm1", "vm2"};
+	char *buf = NULL, *txt = NULL, long_label[SVR_LABEL_SIZE + 8];
+	size_t len = 0, tlen = 0;
+	struct svr_budgets b;
+	static struct svr_eval e;
+	struct svr *r;
+	FILE *f;
+
+	(void)state;
+	pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
+	s1 = wopen("s1.rec", "svsub", "hostA", true, RATE);
+	s2 = wopen("s2.rec", "svsub", "hostA", true, RATE);
+	for (unsigned k = 0; k < 100; k++) {
+		ev_write(pub, SV_POINT_T0, SEC0, (uint16_t)k, ts_of(k) + 5000, SV_REC_GUEST_NONE);
+		ev_write(s1, SV_POINT_T3, SEC0, (uint16_t)k, ts_of(k) + 25000, SV_REC_GUEST_NONE);
+		ev_write(s2, SV_POINT_T3, SEC0, (uint16_t)k, ts_of(k) + 905000, SV_REC_GUEST_NONE);
+	}
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	assert_int_equal(sv_record_writer_close(s1), 0);
+	assert_int_equal(sv_record_writer_close(s2), 0);
+	assert_int_equal(svr_create(&r, NULL), 0);
+	memset(long_label, 'x', sizeof(long_label) - 1);
+	long_label[sizeof(long_label) - 1] = 0;
+	assert_int_equal(svr_set_guest_label(r, "vm1", long_label), -EINVAL);
+	assert_int_equal(svr_set_guest_label(r, "", "x"), -EINVAL);
+	assert_int_equal(svr_set_guest_label(r, "vm1", "first"), 0);
+	assert_int_equal(svr_set_guest_label(r, "vm1", "SV in its own class"), 0); /* replaces */
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(svr_add_file(r, path_of(files[i]), guests[i]), 0);
+	assert_int_equal(svr_run(r), 0);
+	assert_int_equal(svr_nguests(r), 2);
+	for (unsigned g = 0; g < 2; g++) {
+		if (!strcmp(svr_guest_name(r, g), "vm1"))
+			assert_string_equal(svr_guest_label(r, g), "SV in its own class");
+		else
+			assert_null(svr_guest_label(r, g));
+	}
+	assert_null(svr_guest_label(r, 2));
+	svr_budgets_default(&b);
+	svr_evaluate(r, &b, &e);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(svr_write_json(r, &b, &e, NULL, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"vm1\": \"SV in its own class\""));
+	assert_non_null(strstr(buf, "\"vm2\": null"));
+	f = open_memstream(&txt, &tlen);
+	assert_non_null(f);
+	assert_int_equal(svr_write_text(r, &b, &e, NULL, f), 0);
+	fclose(f);
+	assert_non_null(strstr(txt, "guests side by side"));
+	assert_non_null(strstr(txt, "guest vm1: SV in its own class"));
+	/* no T4 recorded: the comparison falls back to T0-T3, and lists only hops that exist */
+	assert_non_null(strstr(txt, "  T0-T3    vm1"));
+	assert_non_null(strstr(txt, "  T0-T3    vm2"));
+	assert_null(strstr(txt, "  T0-T4    vm1"));
+	free(txt);
+	free(buf);
+	svr_destroy(r);
+}
+
+/* A publisher 1.5 s behind its schedule: the clock check names it as the cause, not only the aliasing. */
+static void test_publisher_behind(void **state)
+{
+	struct sv_record_writer *pub;
+	const char *files[] = {"pub.rec"};
+	struct svr_clock c;
+	struct svr *r;
+	bool found = false;
+
+	(void)state;
+	pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
+	for (unsigned k = 0; k < 100; k++) {
+		struct sv_rec_event ev = {.point = SV_POINT_T0, .stream = 0, .tai_sec = SEC0, .smp_cnt = (uint16_t)k,
+					  .ts_src = SV_TS_SOFTWARE, .guest = SV_REC_GUEST_NONE, .nasdu = 1,
+					  .t2_ns = ts_of(k), .t2_kind = SV_T2_SAMPLE,
+					  .t_ns = ts_of(k) + (k < 40 ? 20000 : 1500000000)};
+
+		assert_int_equal(sv_record_write_event(pub, &ev), 0);
+	}
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	r = run(files, NULL, 1);
+	svr_clock_check(r, &c);
+	assert_false(c.ok);
+	for (unsigned i = 0; i < c.nreasons; i++)
+		if (strstr(c.reasons[i], "publisher sent 60 frames 1 s or more") && strstr(c.reasons[i], "1.5 s"))
+			found = true;
+	assert_true(found);
+	svr_destroy(r);
+}
+
 static void test_cyclictest(void **state)
 {
 	struct svr_cyclic *c = malloc(sizeof(*c));
@@ -514,6 +610,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_budgets_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_shape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cyclictest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_labels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_publisher_behind, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -265,6 +265,96 @@ static void test_late_keeps_worst(void **state)
 	svtrace_corr_free(c);
 }
 
+/* svtrace's data path: one resolved copy at a time (correlated in BPF), every outcome on its hops. */
+static void test_copy_outcomes(void **state)
+{
+	struct svtrace_corr_cfg cfg = { .nports = 2, .capacity = 16, .timeout_ns = MS, .late_ns = 500 * US,
+					.late_max = 4, .max_streams = 2 };
+	struct svtrace_corr *c;
+	const struct svtrace_hop_stats *h;
+	const struct svtrace_reason_count *rc;
+	const struct svtrace_late *l;
+	unsigned n;
+	int a, b;
+	struct svtrace_copy_obs o = { .outcome = SVTRACE_COPY_TAKEN, .port = 1, .smpcnt = 7, .t1_ns = 100 * US,
+				      .t2a_ns = 103 * US, .t2b_ns = 110 * US, .feeder_tid = 9, .feeder_comm = "napi/x",
+				      .holder_comm = "hog", .holder_pid = 42, .holder_policy = 1, .holder_prio = 50,
+				      .wait_ns = 800 * US };
+
+	(void)state;
+	assert_int_equal(svtrace_corr_new(&c, &cfg), 0);
+	a = svtrace_corr_stream_add(c, 0x4000, (const uint8_t *)"MU01", 4);
+	b = svtrace_corr_stream_add(c, 0x4000, (const uint8_t *)"MU02", 4);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 1);
+	assert_int_equal(svtrace_corr_stream_add(c, 0x4000, (const uint8_t *)"MU01", 4), 0);
+	assert_int_equal(svtrace_corr_stream_add(c, 0x4000, (const uint8_t *)"MU03", 4), -ENOSPC);
+	o.stream = (unsigned)a;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);		/* taken: 3, 7, 10 us */
+	o.port = 2;
+	o.t2b_ns = 700 * US;					/* taken late: 600 us T1-T2b */
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	o.outcome = SVTRACE_COPY_DROPPED;
+	o.reason = 77;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	o.outcome = SVTRACE_COPY_PORT_DROP;
+	o.t2a_ns = 0;
+	o.reason = 5;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	o.outcome = SVTRACE_COPY_MISSING_T2A;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	o.outcome = SVTRACE_COPY_MISSING_T2B;
+	o.t2a_ns = 104 * US;
+	o.t2b_ns = 0;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	o.outcome = SVTRACE_COPY_UNWANTED;			/* reached guest 2, nobody wanted it */
+	o.t2b_ns = 120 * US;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	o.outcome = SVTRACE_COPY_TAKEN;				/* no T1: only T2a-T2b */
+	o.t1_ns = 0;
+	o.stream = (unsigned)b;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	o.port = 3;						/* bad port: counted */
+	assert_int_equal(svtrace_corr_copy(c, &o), -EINVAL);
+	h = svtrace_corr_hop(c, 1, SVTRACE_HOP_T1_T2B);
+	assert_int_equal(h->frames, 1);
+	assert_int_equal(h->lat.min, 10 * US);
+	h = svtrace_corr_hop(c, 2, SVTRACE_HOP_T1_T2A);
+	assert_int_equal(h->frames, 4);		/* taken, dropped, missing at T2b, unwanted */
+	assert_int_equal(h->missing, 1);
+	assert_int_equal(h->dropped, 1);
+	h = svtrace_corr_hop(c, 2, SVTRACE_HOP_T2A_T2B);
+	assert_int_equal(h->frames, 3);		/* taken, unwanted, taken without T1 */
+	assert_int_equal(h->dropped, 1);
+	assert_int_equal(h->missing, 1);
+	assert_int_equal(h->unwanted, 1);
+	h = svtrace_corr_hop(c, 2, SVTRACE_HOP_T1_T2B);
+	assert_int_equal(h->frames, 2);
+	assert_int_equal(h->dropped, 2);
+	assert_int_equal(h->missing, 2);
+	rc = svtrace_corr_reasons(c, 2, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(rc[0].reason, 77);
+	assert_int_equal(rc[1].reason, 5);
+	l = svtrace_corr_late(c, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(l[0].hop_ns, 600 * US);
+	assert_int_equal(l[0].port, 2);
+	assert_int_equal(l[0].smpcnt, 7);
+	assert_string_equal(l[0].holder_comm, "hog");
+	assert_string_equal(l[0].feeder_comm, "napi/x");
+	assert_int_equal(svtrace_corr_counters(c)->bad_port, 1);
+	svtrace_corr_stream_set_frames(c, (unsigned)a, 5);
+	assert_int_equal(svtrace_corr_stream(c, (unsigned)a, NULL, NULL, NULL, &(uint64_t){ 0 }), 0);
+	{
+		uint64_t fr = 0;
+
+		svtrace_corr_stream(c, (unsigned)a, NULL, NULL, NULL, &fr);
+		assert_int_equal(fr, 5);
+	}
+	svtrace_corr_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_bounded_and_timeout),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_late_keeps_worst),
+		cmocka_unit_test(test_copy_outcomes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
