@@ -36,6 +36,7 @@ static void usage(FILE *f)
 "      --max-frames N      frames held in the window at most (default 4194304)\n"
 "      --exact-limit N     per-frame values kept for exact percentiles (default 33554432)\n"
 "  -q, --quiet             no terminal summary\n"
+"      --verdict-exit      exit 0 PASS, 3 FAIL, 4 UNSYNCHRONISED instead of 0 whatever the verdict\n"
 "  -h, --help              this text\n"
 "  -V, --version           version\n"
 "\n"

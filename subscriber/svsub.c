@@ -114,7 +114,17 @@ static void usage(FILE *f)
 "  -c, --config FILE        YAML configuration (keys: --print-config); command-line options override it\n"
 "      --print-config       print the effective configuration as YAML and exit\n"
 "  -h, --help               this help\n"
-"  -V, --version            version\n"
+"  -V, --version            version\n",
+#ifdef SVSUB_HAVE_RX
+		"",
+#else
+		" (not built in: svsub_rx back-ends absent)",
+#endif
+		SVSUB_TRACK_MAX_STREAMS_DEFAULT, SVSUB_TRACK_RESYNC_RUN_DEFAULT);
+#ifdef SVSUB_HAVE_RX
+	svrx_live_usage(f); /* rx: live receive options, before the exit status and examples */
+#endif
+	fprintf(f,
 "\n"
 "Exit status: 0 the source was read (even with malformed frames), 1 it could not be read or an output\n"
 "failed, 2 usage error.\n"
@@ -125,16 +135,7 @@ static void usage(FILE *f)
 "  " PROG " --read capture.pcap --json | jq '.streams[] | {svID, lost, duplicates}'\n"
 "  " PROG " --interface eth1 --backend af_packet --duration 10 --json --write rx.pcapng\n"
 "  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap --app overcurrent --pickup 1000\n"
-"  " PROG " -c configs/sub-overcurrent.yaml --interface eth1 --print-config\n",
-#ifdef SVSUB_HAVE_RX
-		"",
-#else
-		" (not built in: svsub_rx back-ends absent)",
-#endif
-		SVSUB_TRACK_MAX_STREAMS_DEFAULT, SVSUB_TRACK_RESYNC_RUN_DEFAULT);
-#ifdef SVSUB_HAVE_RX
-	svrx_live_usage(f); /* rx */
-#endif
+"  " PROG " -c configs/sub-overcurrent.yaml --interface eth1 --print-config\n");
 }
 
 /* Strict unsigned parse: decimal or 0x-hex, whole string, within [min, max]. */
