@@ -27,18 +27,9 @@ fail() { echo "FAIL $NAME: $*"; [ -s "$T/sub.err" ] && sed 's/^/  svsub: /' "$T/
 [ -x "$BLAST" ] || skip "bench_blast not built"
 command -v python3 >/dev/null || skip "python3 missing"
 
-S=$$$RANDOM
-NA=rxa$S; NB=rxb$S
-T=$(mktemp -d)
-cleanup() {
-	[ -n "${SUBPID:-}" ] && kill -KILL "$SUBPID" 2>/dev/null
-	ip netns del "$NA" 2>/dev/null; ip netns del "$NB" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-ip netns add "$NA" && ip netns add "$NB" || skip "cannot create network namespaces"
-ip link add a0 netns "$NA" type veth peer name b0 netns "$NB" || skip "cannot create veth"
-ip -n "$NA" link set a0 up; ip -n "$NB" link set b0 up
+# shellcheck source=veth_pair.sh
+. "$(dirname "$0")/veth_pair.sh"
+veth_pair rx
 if [ "$MODE" = prp ]; then
 	ip link add a1 netns "$NA" type veth peer name b1 netns "$NB"
 	ip -n "$NA" link set a1 up; ip -n "$NB" link set b1 up

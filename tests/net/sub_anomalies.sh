@@ -26,18 +26,9 @@ fail() { echo "FAIL $NAME: $*"; [ -s "$T/sub.err" ] && sed 's/^/  svsub: /' "$T/
 command -v python3 >/dev/null || skip "python3 missing"
 for f in $QUT; do [ -r "$CAPS/$f" ] || skip "capture $f absent (set SVKIT_SHARED)"; done
 
-S=$$$RANDOM
-NA=ana$S; NB=anb$S
-T=$(mktemp -d)
-cleanup() {
-	[ -n "${SUBPID:-}" ] && kill -KILL "$SUBPID" 2>/dev/null
-	ip netns del "$NA" 2>/dev/null; ip netns del "$NB" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-ip netns add "$NA" && ip netns add "$NB" || skip "cannot create network namespaces"
-ip link add a0 netns "$NA" type veth peer name b0 netns "$NB" || skip "cannot create veth"
-ip -n "$NA" link set a0 up; ip -n "$NB" link set b0 up
+# shellcheck source=veth_pair.sh
+. "$(dirname "$0")/veth_pair.sh"
+veth_pair an
 
 "$REPLAY" --craft "$T/craft.pcap" >/dev/null || fail "cannot write the crafted capture"
 

@@ -38,18 +38,9 @@ fail() {
 [ -r "$CONF" ] || skip "$CONF missing"
 command -v python3 >/dev/null || skip "python3 missing"
 
-S=$$$RANDOM
-NA=spa$S; NB=spb$S
-T=$(mktemp -d)
-cleanup() {
-	[ -n "${SUBPID:-}" ] && kill -KILL "$SUBPID" 2>/dev/null
-	ip netns del "$NA" 2>/dev/null; ip netns del "$NB" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-ip netns add "$NA" && ip netns add "$NB" || skip "cannot create network namespaces"
-ip link add a0 netns "$NA" type veth peer name b0 netns "$NB" || skip "cannot create veth"
-ip -n "$NA" link set a0 up; ip -n "$NB" link set b0 up
+# shellcheck source=veth_pair.sh
+. "$(dirname "$0")/veth_pair.sh"
+veth_pair sp
 
 # One run: svsub, then svpub, then the checks. Returns 0 pass, 1 fail, 77 the publisher missed its rate,
 # 75 the only fault is frames the kernel dropped because svsub was not scheduled in time (ring overflow
