@@ -177,6 +177,10 @@ struct sv_view {
  */
 int sv_codec_decode(const uint8_t *frame, size_t len, struct sv_view *v, struct sv_codec_error *err);
 
+/* True when two views of the same frame buffer say the same thing: every header field, and per ASDU every
+ * field and pointer (smpRate/smpMod only where present). For checking one decoder against another. */
+bool sv_codec_view_equal(const struct sv_view *a, const struct sv_view *b);
+
 /*
  * Encodes @v (frame/pdu offsets, trailer fields and the ASDUs' offset are ignored; lengths are computed
  * in minimal BER form; Length is computed) into @buf. @v->dst, @v->src must be set. noASDU ASDUs are taken

@@ -15,26 +15,6 @@ static struct sv_view a, b;
 static struct sv_decoder *dec;
 static uint8_t buf[4096];
 
-static void same_view(const struct sv_view *x, const struct sv_view *y)
-{
-#define SAME(f) if (x->f != y->f) abort()
-	SAME(frame); SAME(frame_len); SAME(dst); SAME(src); SAME(vlan); SAME(vlan_pcp); SAME(vlan_dei); SAME(vlan_id);
-	SAME(appid); SAME(length); SAME(reserved1); SAME(reserved2); SAME(simulated); SAME(noASDU); SAME(security);
-	SAME(security_len); SAME(security_tag); SAME(sv_offset); SAME(pdu_end); SAME(trailer_len); SAME(redundancy);
-	SAME(red_lan); SAME(red_seq); SAME(red_lsdu_size);
-	for (unsigned i = 0; i < x->noASDU; i++) {
-		SAME(asdu[i].svID); SAME(asdu[i].svID_len); SAME(asdu[i].datSet); SAME(asdu[i].datSet_len);
-		SAME(asdu[i].smpCnt); SAME(asdu[i].confRev); SAME(asdu[i].refrTm); SAME(asdu[i].smpSynch);
-		SAME(asdu[i].seqData); SAME(asdu[i].seqData_len); SAME(asdu[i].gmIdentity); SAME(asdu[i].present);
-		SAME(asdu[i].offset);
-		if (x->asdu[i].present & SV_HAS_SMPRATE)
-			SAME(asdu[i].smpRate);
-		if (x->asdu[i].present & SV_HAS_SMPMOD)
-			SAME(asdu[i].smpMod);
-	}
-#undef SAME
-}
-
 static void check(const uint8_t *f, size_t n)
 {
 	struct sv_codec_error e1 = { 0 }, e2 = { 0 };
@@ -45,7 +25,8 @@ static void check(const uint8_t *f, size_t n)
 		abort();
 	if (r1)
 		return;
-	same_view(&a, &b);
+	if (!sv_codec_view_equal(&a, &b))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
