@@ -7,8 +7,10 @@
  *   sched:sched_wakeup / sched:sched_switch of the threads that fed frames to a guest: wake-up -> run
  *   delay and the task that held the CPU meanwhile (the "why late").
  * The frame is correlated here, not in user space: T1 -> map "inflight" (stream, smpCnt), T2a -> map
- * "tracked" (skb address), and the free emits ONE 80-octet event per frame and egress copy carrying T1,
- * T2a and T2b (svtrace.h). Names (comm) travel only with late frames. Nothing wakes user space per event.
+ * "track" (skb address, direct-mapped), and the free adds the copy's hop latencies to in-BPF histograms
+ * (default) or emits ONE 80-octet event per frame and egress copy carrying T1, T2a and T2b (--record,
+ * drops, late frames: svtrace.h). Names (comm) travel only with late frames. Nothing wakes user space
+ * per event. Built with -mcpu=v3 (atomic compare-and-exchange).
  * Every hook exists twice, tp_btf/ and raw_tp/: the loader enables one set at run time (STYLE.md 13).
  * Non-SV traffic costs one filter lookup and one 4-byte read; nothing is allocated, nothing is printed.
  */
@@ -33,6 +35,10 @@ const volatile __u64 stale_ns = 2000000000ull;
 const volatile __u64 late_ns = 0;		/* T1->T2b (or T2a->T2b) above this: late event with names */
 const volatile __u32 all_ports = 0;		/* bit p set for every egress port p */
 const volatile __u32 nr_cpus = 1;
+const volatile __u32 per_frame = 0;		/* 1: every copy as an event (--record), no histograms */
+const volatile __u64 track_mask = 0;		/* "track" entries - 1 (a power of two) */
+const volatile __u32 svid_filter_len = 0;	/* --svid: only this svID (zero-padded) */
+const volatile __u8 svid_filter[SVTRACE_SVID_MAX] = {};
 /* The filter: port 0 = ingress, 1..nr_ports-1 = egress (netns inode + ifindex: ifindex values repeat
  * across namespaces). Read-only data, compared inline: no map lookup on any packet. */
 const volatile __u32 nr_ports = 0;
@@ -42,10 +48,9 @@ const volatile __u32 port_netns[SVTRACE_MAX_PORTS] = {};
 /* Direct BTF loads in tp_btf programs (plain loads, no helper call); CO-RE probe reads in raw_tp. */
 #define RD(b, src, fld) ((b) ? (src)->fld : BPF_CORE_READ(src, fld))
 
-/* Threads that may be feeders (tid & FEEDER_HINT_MASK): sched_switch skips the hash lookup for all
+/* Feeder slots: a direct-mapped array indexed by tid & FEEDER_MASK (the tid is the slot's tag).
  * others. Plain .bss array: no helper call. */
-#define FEEDER_HINT_MASK 4095
-__u8 feeder_hint[FEEDER_HINT_MASK + 1];
+#define FEEDER_MASK 4095
 
 __u32 next_stream = 0;
 
@@ -103,34 +108,109 @@ static __always_inline bool slot_match(const struct svtrace_inflight *v, __u32 s
 	return v->t1_ns && v->smpcnt == (__u16)smpcnt && now - v->t1_ns < SVTRACE_T1_MAX_AGE_NS;
 }
 
-/* What the free needs: the frame's points so far, plus the guest-side receiver if any. */
-struct sv_track {
-	__u64 t1_ns, t2a_ns;
-	__u32 stream;
-	__u16 smpcnt, port;
-	__u32 tid1, tid2a;
-	__u16 cpu1, cpu2a;
-	__u16 vlan_tci, flags;
-	__u32 port_netns;	/* the egress port's namespace */
-	__u32 rx_tid;		/* guest-side receiver (0 none); the rx_* below valid only then */
-	__u32 rx_wait_ns, rx_holder_pid;
-	__u8 rx_holder_policy, rx_holder_prio, pad[2];
-	__u8 rx_comm[SVTRACE_COMM_LEN];
-	__u8 rx_holder_comm[SVTRACE_COMM_LEN];
-};
+#define sv_track svtrace_track
 
-/* skb address -> frame, set at T2a, removed at the free. A plain preallocated hash (cheaper than LRU):
- * an skb freed by a path without a tracepoint is removed by user space after the timeout (and counted
- * missing at T2b); a reused address is caught by the staleness bound. */
+/* skb address -> frame, set at T2a, released at the free: a direct-mapped array (slot = hash of the
+ * address; the slot's tag is the owner's address, claimed by compare-and-exchange so two CPUs never
+ * share a slot). Lookups are inlined array accesses: no hashing of a key, no bucket lock, no
+ * allocation. An skb freed by a path without a tracepoint is released by user space after the timeout
+ * (mmap, counted missing at T2b); a reused address is caught by the staleness bound. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 32768);		/* set by the loader (--table, a power of two) */
+	__type(key, __u32);
+	__type(value, struct sv_track);
+} track SEC(".maps");
+
+/* The fallback when a copy's slot is held by another live skb (counted): a plain preallocated hash.
+ * tracked_live > 0 while it may hold entries, so the free looks here only then. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 32768);
+	__uint(max_entries, 4096);
 	__type(key, __u64);
 	__type(value, struct sv_track);
 } tracked SEC(".maps");
 
-/* Threads that fed SV frames to a guest, found by what consumed the frames (not by name). */
+__u64 tracked_live = 0;
+
+/* Latency histograms (svtrace.h): "hist" [port * 3 + hop], "shist" [(stream * egress ports +
+ * port - 1) * 3 + hop]; sizes set by the loader from the number of ports. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct svtrace_hist);
+} hist SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct svtrace_shist);
+} shist SEC(".maps");
+
+/* The skb's address as a number (hashed, stored as a tag). A tp_btf argument is a typed pointer the
+ * verifier allows no arithmetic on; written to a map value and read back it is a plain scalar (a
+ * privileged program may store pointers as numbers). 0 if the per-CPU word is missing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} key_word SEC(".maps");
+
+static __always_inline __u64 skb_key(const struct sk_buff *skb)
+{
+	__u32 zero = 0;
+	volatile __u64 *w = bpf_map_lookup_elem(&key_word, &zero);
+
+	if (!w)
+		return 0;
+	*w = (__u64)skb;
+	return *w;
+}
+
+static __always_inline __u32 track_idx(__u64 skb)
+{
+	/* Fibonacci hashing of the address: slab objects differ in the middle bits. */
+	return (__u32)((skb * 0x9E3779B97F4A7C15ull) >> 40) & (__u32)track_mask;
+}
+
+/* The frame copy tracked for @skb, or NULL. */
+static __always_inline struct sv_track *track_find(__u64 skb)
+{
+	__u32 i = track_idx(skb);
+	struct sv_track *t = bpf_map_lookup_elem(&track, &i);
+
+	if (t && t->skb == skb)
+		return t;
+	if (!tracked_live)
+		return NULL;
+	return bpf_map_lookup_elem(&tracked, &skb);
+}
+
+/* Releases @t (found by track_find for @skb): the array slot's tag, or the fallback's entry (whose
+ * tag field is 0: the hash is keyed by the address). */
+static __always_inline void track_release(struct sv_track *t, __u64 skb)
+{
+	if (t->skb == skb) {
+		t->skb = 0;
+		return;
+	}
+	if (!bpf_map_delete_elem(&tracked, &skb))
+		__sync_fetch_and_add(&tracked_live, -1);
+}
+
+/* Threads that fed SV frames to a guest, found by what consumed the frames (not by name). A
+ * direct-mapped array (slot tid & FEEDER_MASK, tagged with the tid): the sched hooks, which run on every
+ * context switch of the machine, pay one inlined array access for the question "is this a feeder", no
+ * hash. Two feeders whose tids share a slot: the newer takes it (the older loses its wake-up tracking). */
 struct sv_feeder {
+	__u32 tid;		/* 0: free */
+	__u32 pad0;
 	__u64 wakeup_ns;	/* pending sched_wakeup, 0 when running */
 	__u64 wait_ns;		/* last completed wakeup -> run delay */
 	__u32 holder_pid;
@@ -139,11 +219,20 @@ struct sv_feeder {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FEEDER_MASK + 1);
 	__type(key, __u32);
 	__type(value, struct sv_feeder);
 } feeders SEC(".maps");
+
+/* The feeder state of thread @tid, or NULL when it is not a known feeder. */
+static __always_inline struct sv_feeder *feeder_of(__u32 tid)
+{
+	__u32 i = tid & FEEDER_MASK;
+	struct sv_feeder *f = bpf_map_lookup_elem(&feeders, &i);
+
+	return f && tid && f->tid == tid ? f : NULL;
+}
 
 /* Per-CPU run bookkeeping; a plain array indexed by CPU because sched_wakeup runs on the waker's CPU
  * and writes the target CPU's slot. Races only blur which holder is named, never memory safety. */
@@ -403,6 +492,53 @@ static __always_inline int port_find(__u32 netns, __u32 ifindex, __u32 from)
 	return -1;
 }
 
+/* Per-CPU cache of stream ids by APPID (T1 parses every frame; the hash of a 68-octet key is most of
+ * a lookup's cost), and the per-CPU T1 frame count of each stream id (summed by user space). */
+#define SCACHE_MASK 15
+struct sv_scache {
+	struct svtrace_stream_key key;
+	__u32 id;
+	__u32 valid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCACHE_MASK + 1);
+	__type(key, __u32);
+	__type(value, struct sv_scache);
+} scache SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SVTRACE_MAX_STREAMS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stream_frames SEC(".maps");
+
+static __always_inline bool key_equal(const struct svtrace_stream_key *a, const struct svtrace_stream_key *b)
+{
+	const __u32 *x = (const __u32 *)a, *y = (const __u32 *)b;
+
+	for (int i = 0; i < (int)(sizeof(*a) / 4); i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
+/* --svid: the key's svID (zero-padded) is the filter's, compared as 8 words. Once per new stream. */
+static __always_inline bool svid_match(const struct sv_frame *f)
+{
+	const __u64 *a = (const __u64 *)f->key.svid;
+	const volatile __u64 *b = (const volatile __u64 *)svid_filter;
+
+	if (f->key.svid_len != svid_filter_len)
+		return false;
+	for (int i = 0; i < SVTRACE_SVID_MAX / 8; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /*
  * The frame's stream id. A new (APPID, svID) gets the next id; user space reads the names from the
  * "streams" map the first time it meets an id. Frames of streams beyond SVTRACE_MAX_STREAMS are counted
@@ -410,9 +546,17 @@ static __always_inline int port_find(__u32 netns, __u32 ifindex, __u32 from)
  */
 static __always_inline int stream_id(struct sv_frame *f, bool t1, __u32 *id)
 {
-	struct svtrace_stream_val *v = bpf_map_lookup_elem(&streams, &f->key);
-	struct svtrace_stream_val nv = {};
+	struct svtrace_stream_val *v, nv = {};
+	__u32 ci = f->key.appid & SCACHE_MASK;
+	struct sv_scache *e = bpf_map_lookup_elem(&scache, &ci);
+	__u64 *fr;
 
+	/* This CPU's last stream with this APPID: the whole key compared, no hashing. */
+	if (e && e->valid && key_equal(&e->key, &f->key)) {
+		*id = e->id;
+		goto found;
+	}
+	v = bpf_map_lookup_elem(&streams, &f->key);
 	if (!v) {
 		/* Claim the next free id: the "stream_ids" insert (BPF_NOEXIST, under the map's bucket lock)
 		 * is the atomic step - atomic fetch-and-add needs -mcpu=v3, which the build does not use. */
@@ -429,6 +573,8 @@ static __always_inline int stream_id(struct sv_frame *f, bool t1, __u32 *id)
 			return -1;
 		}
 		next_stream = nv.id + 1;
+		if (svid_filter_len && !svid_match(f))
+			nv.flags = SVTRACE_SF_FILTERED;
 		/* Two CPUs may race on a new stream: the loser's id is never used. */
 		bpf_map_update_elem(&streams, &f->key, &nv, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&streams, &f->key);
@@ -437,9 +583,22 @@ static __always_inline int stream_id(struct sv_frame *f, bool t1, __u32 *id)
 			return -1;
 		}
 	}
-	if (t1)
-		__sync_fetch_and_add(&v->frames, 1);
+	if (v->flags & SVTRACE_SF_FILTERED) {
+		count(SVTRACE_CNT_FILTERED);
+		return -1;
+	}
 	*id = v->id;
+	if (e) {
+		e->key = f->key;
+		e->id = v->id;
+		e->valid = 1;
+	}
+found:
+	if (t1) {
+		fr = bpf_map_lookup_elem(&stream_frames, id);
+		if (fr)
+			*fr += 1;
+	}
 	return 0;
 }
 
@@ -464,13 +623,17 @@ static __always_inline void task_prio(const bool btf, const struct task_struct *
 /* Makes the current thread a feeder (its wake-ups are then tracked) and returns its state. */
 static __always_inline struct sv_feeder *feeder_self(__u32 tid)
 {
-	struct sv_feeder *f = bpf_map_lookup_elem(&feeders, &tid);
-	struct sv_feeder zero = {};
+	__u32 i = tid & FEEDER_MASK;
+	struct sv_feeder *f = bpf_map_lookup_elem(&feeders, &i);
 
-	if (f)
+	if (!f || !tid)
+		return NULL;
+	if (f->tid == tid)
 		return f;
-	bpf_map_update_elem(&feeders, &tid, &zero, BPF_NOEXIST);
-	feeder_hint[tid & FEEDER_HINT_MASK] = 1;
+	f->wakeup_ns = 0;
+	f->wait_ns = 0;
+	f->holder_pid = 0;
+	f->tid = tid;
 	return NULL;
 }
 
@@ -506,7 +669,7 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 	struct sv_scratch *s;
 	struct sv_track *t;
 	__u32 ifindex, netns, miss;
-	__u64 key = (__u64)skb, pt, now;
+	__u64 key, pt, now;
 	__u16 mac;
 
 	/* The early return for everything that is not SV: one load, three compares. */
@@ -520,7 +683,8 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 		 * host's own namespace (the bridge's local copy) is not a guest: no lookup. */
 		if (netns == port_netns[0])
 			return 0;
-		t = bpf_map_lookup_elem(&tracked, &key);
+		key = skb_key(skb);
+		t = key ? track_find(key) : NULL;
 		if (t && !t->rx_tid && netns != t->port_netns) {
 			struct sv_feeder *f;
 
@@ -592,16 +756,19 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	struct svtrace_frame_key k;
 	struct svtrace_inflight *v;
 	struct sv_scratch *s;
-	struct sv_track tr;
+	struct sv_track tr, *t;
 	struct sv_t1_cache *c;
-	__u32 ifindex, netns, bit, zero = 0;
-	__u64 key = (__u64)skb;
+	__u32 ifindex, netns, bit, zero = 0, idx;
+	__u64 key, old;
 	unsigned char *head, *data;
 	__u8 b[2];
 
 	dev_id(btf, dev, &ifindex, &netns);
 	p = port_find(netns, ifindex, 1);
 	if (p < 1)
+		return 0;
+	key = skb_key(skb);
+	if (!key)
 		return 0;
 	__builtin_memset(&tr, 0, sizeof(tr));
 	tr.t2a_ns = bpf_ktime_get_ns();
@@ -647,8 +814,26 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 		if (((v->seen | v->predrop) & all_ports) == all_ports)
 			v->t1_ns = 0;
 	}
-	if (bpf_map_update_elem(&tracked, &key, &tr, BPF_ANY))
-		count(SVTRACE_CNT_TRACK_FULL);
+	idx = track_idx(key);
+	t = bpf_map_lookup_elem(&track, &idx);
+	if (!t)
+		return 0;
+	/* Claim the slot: free (0), or a stale entry of this very address (freed on a path without a
+	 * tracepoint, the address reused). Another live skb's slot: the fallback hash, counted. */
+	old = __sync_val_compare_and_swap(&t->skb, 0, key);
+	if (old == 0 || old == key) {
+		tr.skb = key;
+		*t = tr;
+		return 0;
+	}
+	count(SVTRACE_CNT_TRACK_COLL);
+	tr.skb = 0;
+	if (bpf_map_update_elem(&tracked, &key, &tr, BPF_NOEXIST)) {
+		if (bpf_map_update_elem(&tracked, &key, &tr, BPF_EXIST))
+			count(SVTRACE_CNT_TRACK_FULL);
+		return 0;
+	}
+	__sync_fetch_and_add(&tracked_live, 1);
 	return 0;
 }
 
@@ -703,6 +888,102 @@ static __always_inline void copy_fill(const bool btf, struct svtrace_copy *e, co
 		}
 	}
 	*fp = f;
+}
+
+/* Position of the highest set bit of @v (0 < v < 2^32): a branchy binary search (no clz in BPF). */
+static __always_inline __u32 msb32(__u64 v)
+{
+	__u32 e = 0;
+
+	if (v >= 1ull << 16) {
+		v >>= 16;
+		e += 16;
+	}
+	if (v >= 1ull << 8) {
+		v >>= 8;
+		e += 8;
+	}
+	if (v >= 1ull << 4) {
+		v >>= 4;
+		e += 4;
+	}
+	if (v >= 1ull << 2) {
+		v >>= 2;
+		e += 2;
+	}
+	if (v >= 1ull << 1)
+		e += 1;
+	return e;
+}
+
+/* Atomic max of *p and v (a few tries: a lost race only delays a new max to the next value). */
+static __always_inline void atomic_max(__u64 *p, __u64 v)
+{
+	__u64 old = *p, seen;
+
+	for (int i = 0; i < 4 && v > old; i++) {
+		seen = __sync_val_compare_and_swap(p, old, v);
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
+/* sv_stats_index() with @sub sub-bucket bits, for 0 <= v < SVTRACE_HIST_LIMIT_NS. */
+static __always_inline __u32 hist_index(__u64 v, __u32 e, __u32 sub)
+{
+	if (v < (2ull << sub))
+		return (__u32)v;
+	return ((e - sub) << sub) + (__u32)(v >> (e - sub));
+}
+
+static __always_inline void hist_add(__u32 port, __u32 hop, __u32 stream, __u64 v)
+{
+	__u32 k = port * SVTRACE_HOPS + hop, e = v >= 128 ? msb32(v) : 0, i;
+	struct svtrace_hist *h = bpf_map_lookup_elem(&hist, &k);
+	struct svtrace_shist *sh;
+
+	if (h) {
+		i = hist_index(v, e, SVTRACE_HIST_SUB_BITS);
+		if (i < SVTRACE_HIST_BUCKETS)
+			__sync_fetch_and_add(&h->bucket[i], 1);
+		__sync_fetch_and_add(&h->sum, v);
+		atomic_max(&h->max, v);
+		atomic_max(&h->nmin, ~v);
+	}
+	k = ((stream % SVTRACE_MAX_STREAMS) * (nr_ports - 1) + port - 1) * SVTRACE_HOPS + hop;
+	sh = bpf_map_lookup_elem(&shist, &k);
+	if (sh) {
+		i = hist_index(v, e, SVTRACE_SHIST_SUB_BITS);
+		if (i < SVTRACE_SHIST_BUCKETS)
+			__sync_fetch_and_add(&sh->bucket[i], 1);
+		__sync_fetch_and_add(&sh->sum, v);
+		atomic_max(&sh->max, v);
+		atomic_max(&sh->nmin, ~v);
+	}
+}
+
+/*
+ * A copy taken in time: its hops into the histograms, no event. False when a hop is outside the
+ * histograms' range (or negative: T1 and T2a on CPUs whose clocks disagree): the caller emits the
+ * event, accounted exactly in user space.
+ */
+static __always_inline bool hists_add(const struct sv_track *t, __u64 now)
+{
+	__u64 d2 = now - t->t2a_ns, d1 = t->t2a_ns - t->t1_ns, d12 = now - t->t1_ns;
+	__u32 p = t->port, s = t->stream;
+
+	if (p < 1 || p >= SVTRACE_MAX_PORTS || d2 >= SVTRACE_HIST_LIMIT_NS)
+		return false;
+	if (t->t1_ns && (d1 >= SVTRACE_HIST_LIMIT_NS || d12 >= SVTRACE_HIST_LIMIT_NS))
+		return false;
+	if (t->t1_ns) {
+		hist_add(p, 0, s, d1);
+		hist_add(p, 2, s, d12);
+	}
+	hist_add(p, 1, s, d2);
+	count(SVTRACE_CNT_AGGREGATED);
+	return true;
 }
 
 static __always_inline int port_drop(const bool btf, struct sk_buff *skb, __u32 reason)
@@ -770,22 +1051,31 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 {
 	struct sv_feeder *f;
 	struct sv_track *t;
-	__u64 key = (__u64)skb, now, lat;
+	__u64 key, now, lat;
 
 	/* Every skb of the machine is freed here: non-SV ones leave after one load. */
 	if (!proto_maybe_sv(btf, skb))
 		return 0;
-	t = bpf_map_lookup_elem(&tracked, &key);
+	key = skb_key(skb);
+	t = key ? track_find(key) : NULL;
 	if (!t)
 		return type == SVTRACE_EV_DROP ? port_drop(btf, skb, reason) : 0;
 	now = bpf_ktime_get_ns();
 	if (now - t->t2a_ns > stale_ns) {
 		/* The address was reused by another skb after an untraced free. */
 		count(SVTRACE_CNT_STALE);
-		bpf_map_delete_elem(&tracked, &key);
+		track_release(t, key);
 		return 0;
 	}
 	lat = now - (t->t1_ns ? t->t1_ns : t->t2a_ns);
+	if (!per_frame && type == SVTRACE_EV_TAKEN && !(late_ns && lat > late_ns) && hists_add(t, now)) {
+		/* The thread that took it is a feeder from now on (its wake-ups are followed): a vhost
+		 * worker is found this way, by the frames it consumes. */
+		if (!t->rx_tid)
+			feeder_self((__u32)bpf_get_current_pid_tgid());
+		track_release(t, key);
+		return 0;
+	}
 	if (late_ns && lat > late_ns) {
 		/* Late: the names go with it (the holder may be gone by the time user space looks). */
 		struct svtrace_late_ev *l = bpf_ringbuf_reserve(&events, sizeof(*l), 0);
@@ -819,7 +1109,7 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 					bpf_ringbuf_submit(e, RB_FLAGS);
 		}
 	}
-	bpf_map_delete_elem(&tracked, &key);
+	track_release(t, key);
 	return 0;
 }
 
@@ -830,9 +1120,7 @@ static __always_inline int on_wakeup(const bool btf, struct task_struct *p)
 	struct sv_cpu_state *c;
 	__u64 now;
 
-	if (!feeder_hint[tid & FEEDER_HINT_MASK])
-		return 0;
-	f = bpf_map_lookup_elem(&feeders, &tid);
+	f = feeder_of(tid);
 	if (!f)
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -859,7 +1147,8 @@ static __always_inline int on_switch(const bool btf, struct task_struct *prev, s
 		return 0;
 	ntid = RD(btf, next, pid);
 	/* Nothing to do unless a feeder waits for this CPU or is switched in. */
-	if (!c->pending_ns && !feeder_hint[ntid & FEEDER_HINT_MASK]) {
+	f = feeder_of(ntid);
+	if (!c->pending_ns && !f) {
 		c->cur_start_ns = 0;
 		return 0;
 	}
@@ -873,9 +1162,6 @@ static __always_inline int on_switch(const bool btf, struct task_struct *prev, s
 		}
 	}
 	c->cur_start_ns = now;
-	if (!feeder_hint[ntid & FEEDER_HINT_MASK])
-		return 0;
-	f = bpf_map_lookup_elem(&feeders, &ntid);
 	if (!f || !f->wakeup_ns)
 		return 0;
 	f->wait_ns = now - f->wakeup_ns;

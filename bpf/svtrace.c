@@ -32,6 +32,9 @@ _Static_assert(sizeof(struct svtrace_copy) == SVTRACE_COPY_SIZE, "svtrace_copy A
 _Static_assert(sizeof(struct svtrace_late_ev) == SVTRACE_LATE_SIZE, "svtrace_late_ev ABI");
 _Static_assert(sizeof(struct svtrace_stream_key) == 68 && sizeof(struct svtrace_stream_val) == 16, "stream ABI");
 _Static_assert(sizeof(struct svtrace_frame_key) == 8 && sizeof(struct svtrace_inflight) == 24, "frame ABI");
+_Static_assert(sizeof(struct svtrace_track) == SVTRACE_TRACK_SIZE, "track ABI");
+_Static_assert(SVTRACE_HIST_SUB_BITS == SV_STATS_SUB_BITS, "BPF histograms use sv_stats' buckets");
+_Static_assert(SVTRACE_HOPS == SVTRACE_HOP_NR, "hops");
 
 #define MAX_EGRESS (SVTRACE_CORR_MAX_PORTS - 1)
 
@@ -73,6 +76,15 @@ struct tracer {
 	uint64_t unknown_streams, upcalls;
 	volatile struct svtrace_inflight *inflight;	/* the BPF array, mmap()ed; NULL if that failed */
 	size_t inflight_bytes;
+	volatile struct svtrace_track *track;		/* "track", mmap()ed (timeout scan) */
+	size_t track_bytes;
+	uint32_t track_n;
+	volatile struct svtrace_hist *hist;		/* in-BPF histograms, mmap()ed (NULL: --record) */
+	volatile struct svtrace_shist *shist;
+	size_t hist_bytes, shist_bytes;
+	struct svtrace_hist *hist_prev;			/* what was merged already */
+	struct svtrace_shist *shist_prev;
+	struct sv_stats *tmp;				/* one delta at a time */
 	uint32_t nids;		/* BPF stream ids below this may be in use */
 	struct svtrace_bpf *skel;
 	struct ring_buffer *rb;
@@ -447,6 +459,20 @@ static struct tstream *stream_of(struct tracer *t, uint32_t id)
 	return NULL;
 }
 
+/* T1 frames of BPF stream @id: the per-CPU counts summed. */
+static uint64_t stream_frames(struct tracer *t, uint32_t id)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t vals[1024], sum = 0;
+
+	if (ncpu <= 0 || ncpu > 1024 ||
+	    bpf_map__lookup_elem(t->skel->maps.stream_frames, &id, sizeof(id), vals, sizeof(uint64_t) * ncpu, 0))
+		return 0;
+	for (int i = 0; i < ncpu; i++)
+		sum += vals[i];
+	return sum;
+}
+
 /* Stream frame counts at T1 (kept in BPF); also names streams seen only at T1. */
 static void streams_sync(struct tracer *t)
 {
@@ -464,7 +490,7 @@ static void streams_sync(struct tracer *t)
 			t->nids = v.id + 1;
 		s = stream_of(t, v.id);
 		if (s)
-			svtrace_corr_stream_set_frames(t->corr, (unsigned)s->corr, v.frames);
+			svtrace_corr_stream_set_frames(t->corr, (unsigned)s->corr, stream_frames(t, v.id));
 	}
 }
 
@@ -726,54 +752,186 @@ static void scan_inflight(struct tracer *t, int64_t now, bool all)
 	}
 }
 
-/* The BPF-side value of "tracked" (mirrors struct sv_track in svtrace.bpf.c: prefix only). */
-struct track_prefix {
-	uint64_t t1_ns, t2a_ns;
-	uint32_t stream;
-	uint16_t smpcnt, port;
-	uint32_t tid1, tid2a;
-	uint16_t cpu1, cpu2a;
-	uint16_t vlan_tci, flags;
-};
+static void track_missing(struct tracer *t, const struct svtrace_track *tp)
+{
+	struct svtrace_copy e = { 0 };
+
+	e.type = SVTRACE_EV_TAKEN;
+	e.port = (uint8_t)tp->port;
+	e.flags = tp->flags | SVTRACE_F_NOT_FREED;
+	e.stream = tp->stream;
+	e.smpcnt = tp->smpcnt;
+	e.vlan_tci = tp->vlan_tci;
+	e.t1_ns = tp->t1_ns;
+	e.t2a_ns = tp->t2a_ns;
+	e.tid1 = tp->tid1;
+	e.tid2a = tp->tid2a;
+	e.cpu1 = tp->cpu1;
+	e.cpu2a = tp->cpu2a;
+	copy_account(t, &e, SVTRACE_COPY_MISSING_T2B, NULL, NULL);
+}
 
 static void scan_tracked(struct tracer *t, int64_t now, bool all)
 {
 	static uint64_t keys[SCAN_BATCH];
 	uint64_t *prev = NULL;
-	uint8_t val[256];
-	struct track_prefix tp;
+	struct svtrace_track tp;
 	int fd = bpf_map__fd(t->skel->maps.tracked);
 	unsigned n = 0;
 
-	if (bpf_map__value_size(t->skel->maps.tracked) > sizeof(val))
-		return;
+	/* The direct-mapped array, through mmap: a slot is released with the same compare-and-exchange
+	 * BPF claims it with, so a free racing with the scan is counted once. */
+	for (uint32_t i = 0; t->track && i < t->track_n; i++) {
+		volatile struct svtrace_track *v = &t->track[i];
+		uint64_t skb = v->skb;
+
+		if (!skb)
+			continue;
+		memcpy(&tp, (const void *)v, sizeof(tp));
+		if (tp.skb != skb || (!all && now - (int64_t)tp.t2a_ns <= t->o.timeout_ns))
+			continue;
+		if (!__sync_bool_compare_and_swap(&v->skb, skb, 0))
+			continue;
+		track_missing(t, &tp);
+	}
+	/* The fallback hash (normally empty). */
 	while (n < SCAN_BATCH && !bpf_map_get_next_key(fd, prev, &keys[n])) {
 		prev = &keys[n];
 		n++;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		struct svtrace_copy e = { 0 };
-
-		if (bpf_map_lookup_elem(fd, &keys[i], val))
+		if (bpf_map_lookup_elem(fd, &keys[i], &tp))
 			continue;
-		memcpy(&tp, val, sizeof(tp));
 		if (!all && now - (int64_t)tp.t2a_ns <= t->o.timeout_ns)
 			continue;
-		bpf_map_delete_elem(fd, &keys[i]);
-		e.type = SVTRACE_EV_TAKEN;
-		e.port = (uint8_t)tp.port;
-		e.flags = tp.flags | SVTRACE_F_NOT_FREED;
-		e.stream = tp.stream;
-		e.smpcnt = tp.smpcnt;
-		e.vlan_tci = tp.vlan_tci;
-		e.t1_ns = tp.t1_ns;
-		e.t2a_ns = tp.t2a_ns;
-		e.tid1 = tp.tid1;
-		e.tid2a = tp.tid2a;
-		e.cpu1 = tp.cpu1;
-		e.cpu2a = tp.cpu2a;
-		copy_account(t, &e, SVTRACE_COPY_MISSING_T2B, NULL, NULL);
+		if (bpf_map_delete_elem(fd, &keys[i]))
+			continue;
+		__sync_fetch_and_sub(&t->skel->bss->tracked_live, 1);
+		track_missing(t, &tp);
 	}
+}
+
+/* ---- in-BPF histograms -> svtrace_corr ---- */
+
+/* Value range of bucket @idx of a log-linear histogram with @sub sub-bucket bits (sv_stats_index()). */
+static void hbucket_range(uint32_t idx, unsigned sub, int64_t *lo, int64_t *hi)
+{
+	uint32_t q = idx >> sub, r = idx & ((1u << sub) - 1);
+
+	if (q <= 1) {
+		*lo = *hi = idx;
+		return;
+	}
+	*lo = (int64_t)((1ull << sub) + r) << (q - 1);
+	*hi = *lo + (int64_t)(1ull << (q - 1)) - 1;
+}
+
+/*
+ * The growth of one BPF histogram since the last merge, as an sv_stats in t->tmp (a coarse bucket's
+ * count goes to the fine bucket of its middle). min/max: the exact running ones where they fall in
+ * the delta's first/last bucket, else that bucket's bound. Returns the delta's count.
+ */
+static uint64_t hist_delta(struct tracer *t, const volatile __u64 *hdr, const volatile __u64 *cur,
+			   __u64 *prev_hdr, __u64 *prev, unsigned nb, unsigned sub)
+{
+	struct sv_stats *st = t->tmp;
+	int64_t lo, hi, flo = 0, fhi = 0, llo = 0, lhi = 0, cmin, cmax;
+	uint64_t n = 0, sum = hdr[0], nmin = hdr[2];
+	bool first = true;
+
+	cmax = (int64_t)hdr[1];
+	sv_stats_init(st);
+	for (unsigned i = 0; i < nb; i++) {
+		uint64_t c = cur[i], d = c - prev[i];
+		uint32_t fi;
+
+		if (!d)
+			continue;
+		prev[i] = c;
+		hbucket_range(i, sub, &lo, &hi);
+		fi = sv_stats_index(lo + (hi - lo) / 2);
+		st->bucket[fi] += d;
+		if (fi + 1 > st->top)
+			st->top = fi + 1;
+		n += d;
+		if (first) {
+			flo = lo;
+			fhi = hi;
+			first = false;
+		}
+		llo = lo;
+		lhi = hi;
+	}
+	st->sum_lo = sum - prev_hdr[0];
+	prev_hdr[0] = sum;
+	if (!n)
+		return 0;
+	cmin = nmin ? (int64_t)~nmin : flo;
+	st->count = n;
+	st->min = cmin >= flo && cmin <= fhi ? cmin : flo;
+	st->max = cmax >= llo && cmax <= lhi ? cmax : lhi;
+	return n;
+}
+
+/* Adds what BPF accounted since the last call to the port and stream statistics. */
+static void hists_merge(struct tracer *t)
+{
+	unsigned np = t->nports;
+
+	if (!t->hist || !t->shist)
+		return;
+	for (unsigned p = 1; p <= np; p++) {
+		for (unsigned h = 0; h < SVTRACE_HOPS; h++) {
+			unsigned k = p * SVTRACE_HOPS + h;
+			volatile struct svtrace_hist *c = &t->hist[k];
+
+			if (hist_delta(t, &c->sum, c->bucket, &t->hist_prev[k].sum, t->hist_prev[k].bucket,
+				       SVTRACE_HIST_BUCKETS, SVTRACE_HIST_SUB_BITS))
+				svtrace_corr_hop_merge(t->corr, -1, p, h, t->tmp);
+		}
+	}
+	for (uint32_t id = 0; id < t->nids && id < SVTRACE_MAX_STREAMS; id++) {
+		struct tstream *s = stream_of(t, id);
+
+		for (unsigned p = 1; p <= np; p++) {
+			for (unsigned h = 0; h < SVTRACE_HOPS; h++) {
+				unsigned k = (id * np + p - 1) * SVTRACE_HOPS + h;
+				volatile struct svtrace_shist *c = &t->shist[k];
+
+				if (hist_delta(t, &c->sum, c->bucket, &t->shist_prev[k].sum,
+					       t->shist_prev[k].bucket, SVTRACE_SHIST_BUCKETS,
+					       SVTRACE_SHIST_SUB_BITS) && s)
+					svtrace_corr_hop_merge(t->corr, s->corr, p, h, t->tmp);
+			}
+		}
+	}
+}
+
+/* Per-stream latencies from the coarser BPF histograms: the percentiles' error bound grows by half a
+ * coarse bucket (value / 32 at most). */
+static int64_t coarse_err(int64_t v)
+{
+	unsigned e;
+
+	if (v < (2 << SVTRACE_SHIST_SUB_BITS))
+		return 0;
+	e = 63u - (unsigned)__builtin_clzll((uint64_t)v);
+	return (int64_t)1 << (e - SVTRACE_SHIST_SUB_BITS - 1);
+}
+
+static void json_lat(struct sv_json *j, struct tracer *t, const struct sv_stats *lat, bool coarse)
+{
+	struct sv_stats_summary s;
+
+	sv_stats_summarize(lat, &s);
+	if (coarse && t->hist && s.count) {
+		s.exact = false;
+		s.p50_err += coarse_err(s.p50);
+		s.p99_err += coarse_err(s.p99);
+		s.p999_err += coarse_err(s.p999);
+		s.p9999_err += coarse_err(s.p9999);
+	}
+	sv_stats_summary_json(j, &s);
 }
 
 /* ---- output ---- */
@@ -797,6 +955,8 @@ static void print_live(struct tracer *t)
 	char line[256];
 	struct sv_stats_summary s;
 
+	streams_sync(t);
+	hists_merge(t);
 	fprintf(stderr, "\n%s svtrace: events %" PRIu64 ", lost %" PRIu64 ", streams %u\n", "----",
 		t->events, counter_sum(t, SVTRACE_CNT_LOST), svtrace_corr_nstreams(t->corr));
 	for (unsigned p = 1; p <= t->nports; p++) {
@@ -934,7 +1094,7 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 				sv_json_kv_uint(&j, "missing", hs->missing);
 				sv_json_kv_uint(&j, "dropped", hs->dropped);
 				sv_json_key(&j, "latency_ns");
-				sv_stats_json(&j, &hs->lat);
+				json_lat(&j, t, &hs->lat, true);
 				sv_json_object_end(&j);
 			}
 		}
@@ -989,11 +1149,15 @@ static void print_summary(struct tracer *t)
 	char line[256];
 	struct sv_stats_summary s;
 
-	fprintf(stderr, "svtrace: %" PRIu64 " events, %" PRIu64 " lost, %u streams, %" PRIu64
-		" parse errors, %" PRIu64 " late (> %" PRId64 " us)\n", t->events,
-		counter_sum(t, SVTRACE_CNT_LOST), svtrace_corr_nstreams(t->corr),
+	fprintf(stderr, "svtrace: %" PRIu64 " events, %" PRIu64 " copies counted in BPF, %" PRIu64 " lost, %u streams, %"
+		PRIu64 " parse errors, %" PRIu64 " late (> %" PRId64 " us)\n", t->events,
+		counter_sum(t, SVTRACE_CNT_AGGREGATED), counter_sum(t, SVTRACE_CNT_LOST), svtrace_corr_nstreams(t->corr),
 		counter_sum(t, SVTRACE_CNT_PARSE_ERR), svtrace_corr_counters(t->corr)->late_total,
 		t->o.threshold_ns / 1000);
+	if (counter_sum(t, SVTRACE_CNT_TRACK_COLL) || counter_sum(t, SVTRACE_CNT_TRACK_FULL))
+		fprintf(stderr, "svtrace: skb table: %" PRIu64 " slot collisions (overflow table), %" PRIu64
+			" copies not tracked (both full: --table)\n", counter_sum(t, SVTRACE_CNT_TRACK_COLL),
+			counter_sum(t, SVTRACE_CNT_TRACK_FULL));
 	for (unsigned p = 1; p <= t->nports; p++) {
 		for (unsigned h = 0; h < SVTRACE_HOP_NR; h++) {
 			const struct svtrace_hop_stats *hs = svtrace_corr_hop(t->corr, p, h);
@@ -1008,6 +1172,61 @@ static void print_summary(struct tracer *t)
 }
 
 /* ---- setup ---- */
+
+static void *map_mmap(struct bpf_map *m, size_t *bytes)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t n = (size_t)bpf_map__value_size(m) * bpf_map__max_entries(m);
+	void *p;
+
+	n = (n + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(m), 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	*bytes = n;
+	return p;
+}
+
+/* The skb table (timeout scan) and the histograms, read in place. */
+static int maps_mmap(struct tracer *t)
+{
+	struct svtrace_bpf *sk = t->skel;
+
+	t->track = map_mmap(sk->maps.track, &t->track_bytes);
+	if (!t->track)
+		return -errno;
+	if (t->o.record)
+		return 0;
+	t->hist = map_mmap(sk->maps.hist, &t->hist_bytes);
+	if (!t->hist)
+		return -errno;
+	t->shist = map_mmap(sk->maps.shist, &t->shist_bytes);
+	if (!t->shist)
+		return -errno;
+	/* Allocated once, here: nothing on the event path. */
+	t->hist_prev = calloc(bpf_map__max_entries(sk->maps.hist), sizeof(*t->hist_prev));
+	t->shist_prev = calloc(bpf_map__max_entries(sk->maps.shist), sizeof(*t->shist_prev));
+	t->tmp = malloc(sizeof(*t->tmp));
+	if (!t->hist_prev || !t->shist_prev || !t->tmp)
+		return -ENOMEM;
+	return 0;
+}
+
+static void maps_unmap(struct tracer *t)
+{
+	if (t->track)
+		munmap((void *)t->track, t->track_bytes);
+	if (t->hist)
+		munmap((void *)t->hist, t->hist_bytes);
+	if (t->shist)
+		munmap((void *)t->shist, t->shist_bytes);
+	free(t->hist_prev);
+	free(t->shist_prev);
+	free(t->tmp);
+	t->track = NULL;
+	t->hist = NULL;
+	t->shist = NULL;
+}
 
 static void choose_programs(struct tracer *t)
 {
@@ -1075,7 +1294,24 @@ static int open_and_load(struct tracer *t)
 			sk->rodata->port_netns[i] = t->port[i].netns_ino;
 		}
 		sk->rodata->all_ports = t->all_ports;
-		bpf_map__set_max_entries(sk->maps.tracked, t->o.table);
+		/* Direct-mapped skb table: a power of two; the fallback hash an eighth of it. */
+		t->track_n = 1024;
+		while (t->track_n < t->o.table)
+			t->track_n <<= 1;
+		bpf_map__set_max_entries(sk->maps.track, t->track_n);
+		sk->rodata->track_mask = t->track_n - 1;
+		bpf_map__set_max_entries(sk->maps.tracked, t->track_n / 8);
+		/* Histograms: per (port, hop), and per (stream, egress port, hop); --record: every copy is
+		 * an event (records are per frame), the histograms stay unused (one entry each). */
+		sk->rodata->per_frame = t->o.record ? 1 : 0;
+		if (!t->o.record) {
+			bpf_map__set_max_entries(sk->maps.hist, (t->nports + 1) * SVTRACE_HOPS);
+			bpf_map__set_max_entries(sk->maps.shist, SVTRACE_MAX_STREAMS * t->nports * SVTRACE_HOPS);
+		}
+		if (t->o.svid) {
+			sk->rodata->svid_filter_len = (uint32_t)strlen(t->o.svid);
+			memcpy((void *)sk->rodata->svid_filter, t->o.svid, strlen(t->o.svid));
+		}
 		sk->rodata->nr_cpus = (uint32_t)libbpf_num_possible_cpus();
 		bpf_map__set_max_entries(sk->maps.events, t->o.ringbuf_bytes);
 		/* A refusal caused by an optional program is retried without them: stay quiet the first time. */
@@ -1197,6 +1433,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "svtrace: warning: cannot map the frame table (%s): frames that never reach "
 			"T2a are only counted when their slot is reused\n", strerror(errno));
 	}
+	err = maps_mmap(&t);
+	if (err) {
+		fprintf(stderr, "svtrace: cannot map the BPF tables: %s\n", strerror(-err));
+		goto out_skel;
+	}
 	err = attach_all(&t);
 	if (err) {
 		fprintf(stderr, "svtrace: setup failed: %s\n", strerror(-err));
@@ -1222,8 +1463,10 @@ int main(int argc, char **argv)
 	t.t_start_mono = t.t_last_expire = t.t_last_live = mono_now();
 	t_end = t.o.duration_ns ? t.t_start_mono + t.o.duration_ns : INT64_MAX;
 	while (!stop_flag) {
-		/* BPF never wakes us per event: sleep up to 10 ms, then drain what waits (one pass). */
-		err = ring_buffer__poll(t.rb, 10);
+		/* BPF never wakes us per event: sleep, then drain what waits (one pass). 10 ms with
+		 * --record (an event per frame copy: 64k/s fill 5 MiB/s of ring); else 50 ms (only drops,
+		 * late and missing frames are events). */
+		err = ring_buffer__poll(t.rb, t.o.record ? 10 : 50);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "svtrace: ring buffer poll: %s\n", strerror(-err));
 			break;
@@ -1249,6 +1492,7 @@ int main(int argc, char **argv)
 	detach_all(&t);
 	ring_buffer__consume(t.rb);
 	streams_sync(&t);
+	hists_merge(&t);
 	scan_inflight(&t, now, true);
 	scan_tracked(&t, now, true);
 	print_summary(&t);
@@ -1261,6 +1505,7 @@ out_skel:
 	detach_all(&t);
 	if (t.inflight)
 		munmap((void *)t.inflight, t.inflight_bytes);
+	maps_unmap(&t);
 	svtrace_bpf__destroy(t.skel);
 out_rec:
 	if (t.rec) {

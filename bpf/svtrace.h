@@ -10,9 +10,14 @@
  * or dropped with the kernel's skb_drop_reason.
  *
  * Data path: the frames are correlated IN BPF. T1 stores (stream, smpCnt) -> T1 in the map "inflight";
- * T2a looks it up and stores skb -> (key, T1, T2a) in "tracked"; T2b (the free) emits ONE fixed
- * svtrace_copy event per frame and egress copy with all three points. Streams get a small id in BPF
- * (map "streams", keyed by APPID + the whole svID: no collisions) announced once by a stream event.
+ * T2a looks it up and stores skb -> (key, T1, T2a) in "track" (a direct-mapped array: slot = hash of the
+ * skb address, claimed by compare-and-exchange of its tag; a slot held by another live skb falls back to
+ * the hash "tracked", counted); T2b (the free) then either adds the copy's three hop latencies to the
+ * histograms in BPF (maps "hist" per port and hop, "shist" per stream, port and hop: the default
+ * summary and --live modes), or emits ONE fixed svtrace_copy event per frame and egress copy with all
+ * three points (--record: records are per frame; and always for drops, late frames with their names,
+ * latencies outside the histograms' range, missing frames, OVS upcalls). Streams get a small id in BPF
+ * (map "streams", keyed by APPID + the whole svID: no collisions), read by user space when first seen.
  */
 #ifndef SVTRACE_H
 #define SVTRACE_H
@@ -57,7 +62,44 @@
 #define SVTRACE_CNT_TUN_XMIT 7		/* kprobe tun_net_xmit hits (optional probe) */
 #define SVTRACE_CNT_STREAMS_FULL 8	/* frames of streams beyond SVTRACE_MAX_STREAMS: not traced */
 #define SVTRACE_CNT_EVENTS 9		/* events written to the ring */
-#define SVTRACE_CNT_NR 10
+#define SVTRACE_CNT_TRACK_COLL 10	/* T2a slot in "track" held by another live skb: hash "tracked" used */
+#define SVTRACE_CNT_AGGREGATED 11	/* copies accounted in the BPF histograms (no event) */
+#define SVTRACE_CNT_NR 12
+
+/*
+ * In-BPF histograms (summary / --live modes). "hist": per (port, hop), the bucket index of sv_stats
+ * (common/sv_stats.h: log-linear, 64 sub-buckets per power of two) so user space merges them exactly;
+ * "shist": per (stream, port, hop) with 16 sub-buckets (4x fewer buckets: 256 streams x ports x 3 hops
+ * must stay a few MiB), percentiles within 1/32 of the value. Values must be below
+ * SVTRACE_HIST_LIMIT_NS (134 ms, far beyond any SV deadline): a copy with a larger (or negative) hop
+ * goes to the ring as an event and is accounted exactly in user space. Updated with atomic adds
+ * (shared, not per-CPU: memory does not grow with the CPU count); min and max exactly (max of ~min).
+ */
+#define SVTRACE_HIST_LIMIT_NS (1ull << 27)
+#define SVTRACE_HIST_SUB_BITS 6		/* = SV_STATS_SUB_BITS */
+#define SVTRACE_HIST_BUCKETS 1408	/* index of SVTRACE_HIST_LIMIT_NS - 1, + 1 */
+#define SVTRACE_SHIST_SUB_BITS 4
+#define SVTRACE_SHIST_BUCKETS 384
+#define SVTRACE_HOPS 3			/* T1-T2a, T2a-T2b, T1-T2b (svtrace_corr.h enum svtrace_hop) */
+
+struct svtrace_hist {
+	__u64 sum;
+	__u64 max;
+	__u64 nmin;		/* ~min (0: empty), so that both are a max */
+	__u64 pad;
+	__u64 bucket[SVTRACE_HIST_BUCKETS];
+};
+
+struct svtrace_shist {
+	__u64 sum;
+	__u64 max;
+	__u64 nmin;
+	__u64 pad;
+	__u64 bucket[SVTRACE_SHIST_BUCKETS];
+};
+
+/* svtrace_stream_val.flags */
+#define SVTRACE_SF_FILTERED 0x1u	/* excluded by the svID filter: not traced */
 
 /* Stream identity (map "streams" key): APPID and the whole svID, zero-padded. */
 struct svtrace_stream_key {
@@ -68,8 +110,8 @@ struct svtrace_stream_key {
 
 struct svtrace_stream_val {
 	__u32 id;		/* < SVTRACE_MAX_STREAMS */
-	__u32 pad;
-	__u64 frames;		/* seen at T1 */
+	__u32 flags;		/* SVTRACE_SF_* */
+	__u64 frames;		/* unused: T1 counts are in the per-CPU array "stream_frames" */
 };
 
 /* Frame key: unique within a second (smpCnt restarts every second). */
@@ -87,6 +129,30 @@ struct svtrace_inflight {
 	__u32 seen;		/* ports (bit p) that passed T2a */
 	__u32 predrop;		/* ports (bit p) where it was dropped before T2a */
 };
+
+/*
+ * Map "track" value (and "tracked", the fallback hash keyed by skb): what the free needs, the frame's
+ * points so far, plus the guest-side receiver if any. skb = the owner's address (0: free slot), claimed
+ * with compare-and-exchange at T2a, released by the free that finds it (or by user space's timeout
+ * scan, through mmap). 104 octets.
+ */
+struct svtrace_track {
+	__u64 skb;
+	__u64 t1_ns, t2a_ns;
+	__u32 stream;
+	__u16 smpcnt, port;
+	__u32 tid1, tid2a;
+	__u16 cpu1, cpu2a;
+	__u16 vlan_tci, flags;
+	__u32 port_netns;	/* the egress port's namespace */
+	__u32 rx_tid;		/* guest-side receiver (0 none); the rx_* below valid only then */
+	__u32 rx_wait_ns, rx_holder_pid;
+	__u8 rx_holder_policy, rx_holder_prio, pad[6];
+	__u8 rx_comm[SVTRACE_COMM_LEN];
+	__u8 rx_holder_comm[SVTRACE_COMM_LEN];
+};
+
+#define SVTRACE_TRACK_SIZE 104
 
 /*
  * One event per frame and egress copy (and MISSING/PORT_DROP/UPCALL). Times are bpf_ktime_get_ns()

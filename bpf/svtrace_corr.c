@@ -665,3 +665,31 @@ int svtrace_corr_copy(struct svtrace_corr *c, const struct svtrace_copy_obs *o)
 	}
 	return 0;
 }
+
+int svtrace_corr_hop_merge(struct svtrace_corr *c, int stream, unsigned port, enum svtrace_hop hop,
+			   const struct sv_stats *lat)
+{
+	struct svtrace_hop_stats *h[2];
+	size_t k = (size_t)port * SVTRACE_HOP_NR + (unsigned)hop;
+	unsigned n = 0;
+
+	if (port < 1 || port > c->cfg.nports || (unsigned)hop >= SVTRACE_HOP_NR ||
+	    (stream >= 0 && (unsigned)stream >= c->nstreams)) {
+		c->cnt.bad_port++;
+		return -EINVAL;
+	}
+	if (stream < 0) {
+		h[n++] = &c->hops[k];
+		h[n++] = &c->hops_iv[k];
+	} else if (c->streams[stream].hops) {
+		h[n++] = &c->streams[stream].hops[k];
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (h[i]->lat.count + lat->count < h[i]->lat.count)
+			return -EOVERFLOW;
+	for (unsigned i = 0; i < n; i++) {
+		sv_stats_merge(&h[i]->lat, lat);
+		h[i]->frames += lat->count;
+	}
+	return 0;
+}

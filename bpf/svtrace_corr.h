@@ -198,4 +198,13 @@ void svtrace_corr_stream_set_frames(struct svtrace_corr *c, unsigned idx, uint64
 /* Accounts one resolved copy on its port's three hops. Returns 0 or -EINVAL (bad port/stream, counted). */
 int svtrace_corr_copy(struct svtrace_corr *c, const struct svtrace_copy_obs *o);
 
+/*
+ * Merges latencies accounted elsewhere (svtrace's in-BPF histograms, as a delta since the last merge)
+ * into a hop: frames += lat->count, lat merged. @stream < 0: the port's aggregate and its live
+ * interval; else stream @stream's (index from svtrace_corr_stream_add()). Returns 0, -EINVAL (bad
+ * port/stream/hop, counted in bad_port) or -EOVERFLOW (nothing merged).
+ */
+int svtrace_corr_hop_merge(struct svtrace_corr *c, int stream, unsigned port, enum svtrace_hop hop,
+			   const struct sv_stats *lat);
+
 #endif /* SVTRACE_CORR_H */

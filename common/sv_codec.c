@@ -1045,7 +1045,13 @@ int64_t sv_utctime_get(const uint8_t in[8])
 #include <emmintrin.h>
 #endif
 
-#define SHAPE_SLOTS 32 /* 16 sets of 2 ways */
+/* 512 shapes, 128 sets of 4 ways: the 64..128 streams of a busy process bus (one 9-2LE stream each per
+ * merging unit) all stay remembered; 32 shapes made every frame of a 64-stream feed a full decode plus a
+ * re-learn. */
+#define SHAPE_WAYS 4
+#define SHAPE_SET_BITS 7
+#define SHAPE_SETS (1u << SHAPE_SET_BITS)
+#define SHAPE_SLOTS (SHAPE_SETS * SHAPE_WAYS)
 #define SHAPE_CHUNKS (SV_TEMPLATE_MAX_FRAME / 16)
 
 /*
@@ -1065,9 +1071,23 @@ struct shape {
 	struct sv_asdu asdu[SV_TEMPLATE_MAX_ASDU];
 };
 
+/*
+ * The ways of one set, in one cache line: a tag per way (a hash of destination MAC, APPID and length, never
+ * 0; 0: empty) so that a frame is compared only with the shapes that can match it (those octets are part of
+ * every shape's fixed octets), its length (a copy of the shape's, so that a frame is compared only with
+ * the shapes that can match it without touching them), and when each way was last used (least recently used
+ * is replaced).
+ */
+struct shape_set {
+	uint32_t tag[SHAPE_WAYS];
+	uint16_t len[SHAPE_WAYS];
+	uint64_t used[SHAPE_WAYS];
+} __attribute__((aligned(64)));
+
 struct sv_decoder {
 	uint64_t hits, full;
-	uint8_t victim[SHAPE_SLOTS / 2]; /* per set: the way to replace next */
+	uint64_t clock; /* use counter for the LRU stamps */
+	struct shape_set set[SHAPE_SETS];
 	struct shape slot[SHAPE_SLOTS];
 };
 
@@ -1091,14 +1111,17 @@ void sv_decoder_counts(const struct sv_decoder *d, uint64_t *hits, uint64_t *ful
 	*full = d->full;
 }
 
-/* The set of a frame: dst MAC's last octet, APPID and length mixed; the streams of one publisher differ
- * in at least one. Returns the first of its two slots. */
-static inline unsigned shape_set(const uint8_t *frame, size_t len)
+/* The key of a frame: destination MAC, APPID and length (the streams of a process bus differ in at least
+ * one), Fibonacci-hashed: consecutive APPIDs or MACs spread over all sets. The top bits pick the set, the
+ * whole hash (made non-zero) is the tag. @len >= 24. */
+static inline uint64_t shape_hash(const uint8_t *frame, size_t len)
 {
 	unsigned appid_at = (frame[12] == 0x81 && frame[13] == 0x00) ? 18 : 14;
-	unsigned h = frame[5] * 31u + sv_be16(frame + appid_at) * 7u + (unsigned)len;
+	uint64_t dst = 0, k;
 
-	return ((h ^ (h >> 5)) & (SHAPE_SLOTS / 2 - 1)) * 2;
+	memcpy(&dst, frame, 6);
+	k = dst ^ ((uint64_t)sv_be16(frame + appid_at) << 48) ^ ((uint64_t)len << 36);
+	return (k ^ (k >> 29)) * 0x9E3779B97F4A7C15ull;
 }
 
 /* Pointer <-> offset from the frame start (NULL stays NULL, stored as offset 0: no field starts at 0). */
@@ -1207,22 +1230,33 @@ static inline bool shape_match(const struct shape *sh, const uint8_t *frame)
 int sv_decoder_decode(struct sv_decoder *d, const uint8_t *frame, size_t len, struct sv_view *v,
 		      struct sv_codec_error *err)
 {
+	struct shape_set *set = NULL;
 	struct shape *sh = NULL;
+	uint32_t tag = 0;
+	unsigned w = 0;
 	int rc;
 
 	if (len >= 24) {
-		unsigned set = shape_set(frame, len);
+		uint64_t h = shape_hash(frame, len);
+		unsigned first = (unsigned)(h >> (64 - SHAPE_SET_BITS));
 
-		sh = &d->slot[set];
-		if (!(sh->len == len && shape_match(sh, frame))) {
-			sh = &d->slot[set + 1];
-			if (!(sh->len == len && shape_match(sh, frame))) {
-				/* learn into the way used less recently */
-				sh = &d->slot[set + (d->victim[set / 2] & 1)];
-				goto full;
-			}
+		tag = (uint32_t)h | 1u;
+		set = &d->set[first];
+		for (w = 0; w < SHAPE_WAYS; w++) {
+			sh = &d->slot[first * SHAPE_WAYS + w];
+			if (set->tag[w] == tag && set->len[w] == len && shape_match(sh, frame))
+				break;
 		}
-		d->victim[set / 2] = (uint8_t)(sh == &d->slot[set]); /* the other way goes next */
+		if (w == SHAPE_WAYS) {
+			/* learn into an empty way, else the least recently used one */
+			w = 0;
+			for (unsigned k = 1; k < SHAPE_WAYS && set->tag[w]; k++)
+				if (!set->tag[k] || set->used[k] < set->used[w])
+					w = k;
+			sh = &d->slot[first * SHAPE_WAYS + w];
+			goto full;
+		}
+		set->used[w] = ++d->clock;
 		{
 			unsigned n = sh->head.noASDU;
 
@@ -1254,7 +1288,12 @@ int sv_decoder_decode(struct sv_decoder *d, const uint8_t *frame, size_t len, st
 full:
 	d->full++;
 	rc = sv_codec_decode(frame, len, v, err);
-	if (rc == 0 && sh)
+	if (rc == 0 && sh) {
 		shape_learn(sh, frame, len, v);
+		/* a frame shape_learn() declines leaves the way empty */
+		set->tag[w] = sh->len ? tag : 0;
+		set->len[w] = sh->len;
+		set->used[w] = ++d->clock;
+	}
 	return rc;
 }

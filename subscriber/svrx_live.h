@@ -3,7 +3,8 @@
  * svsub's live loop: one or two svrx handles (PRP: LAN A and LAN B into the same tracker, which recognises
  * the duplicate by its redundancy trailer) -> svsub_proc_frame(). Adds what only the live path knows: the
  * receive-path latency (frame receive stamp to the moment the pipeline, application included, is done with
- * the frame, on the same clock), the back-end counters and modes, for the summary.
+ * the batch of frames that carried the frame - an upper bound of "done with the frame", read once per batch
+ * - on the same clock), the back-end counters and modes, for the summary.
  * svsub.c owns the options table; this module gives it the rows (SVRX_LIVE_LONGOPTS) and the parser.
  */
 #ifndef SVRX_LIVE_H

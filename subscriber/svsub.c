@@ -664,6 +664,7 @@ int main(int argc, char **argv)
 	pcfg.jsonl = o.jsonl ? stdout : NULL;
 	pcfg.write = w;
 	pcfg.track = o.track;
+	pcfg.track.prefault = o.interface != NULL; /* live: no page faults on the per-packet path */
 	pcfg.app_clock = -1;
 	if (o.record) {
 		struct svsub_rec_cfg rc = {

@@ -37,6 +37,11 @@ int svsub_proc_create(struct svsub_proc **out, const struct svsub_proc_cfg *cfg)
 	if (!p)
 		return -ENOMEM;
 	p->cfg = *cfg;
+	/* map the per-frame scratch now rather than on the first frames (calloc'd pages fault on first write) */
+	for (size_t off = 0; off < sizeof(p->view); off += 4096)
+		((volatile uint8_t *)&p->view)[off] = 0;
+	for (size_t off = 0; off < sizeof(p->res); off += 4096)
+		((volatile uint8_t *)p->res)[off] = 0;
 	err = sv_decoder_create(&p->dec);
 	if (err)
 		goto out_free;

@@ -23,6 +23,7 @@ struct stream {
 	uint32_t max_seen;	/* highest smpCnt accepted since the first sample or the last restart */
 	bool started;
 	bool have_prev;		/* confRev/smpSynch seen */
+	bool prp_seen;		/* a sample came with a PRP LAN; until then rx_lan[] is all zero and untouched */
 	/* a run of consecutive samples behind the head (counter restart candidate) */
 	uint32_t run_next;
 	uint32_t run_len;
@@ -73,6 +74,17 @@ static inline void bit_put(uint64_t *b, uint32_t i, bool on)
 		b[i >> 6] &= ~(1ull << (i & 63));
 }
 
+/* Writes a zero into every page of zeroed memory @p (volatile: a memset of calloc'd memory may be elided). */
+static void prefault(void *p, size_t len)
+{
+	volatile uint8_t *b = p;
+
+	for (size_t off = 0; off < len; off += 4096)
+		b[off] = 0;
+	if (len)
+		b[len - 1] = 0;
+}
+
 int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg *cfg)
 {
 	struct svsub_tracker *t;
@@ -113,6 +125,12 @@ int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg 
 		return -ENOMEM;
 	}
 	memset(t->slot, 0xff, t->cap * sizeof(*t->slot));
+	if (t->cfg.prefault) {
+		/* calloc'd pages are mapped on first write: write them all now (a page fault costs
+		 * microseconds, and the first frames of a hundred streams would take a thousand at once) */
+		prefault(t->streams, t->cfg.max_streams * sizeof(*t->streams));
+		prefault(t->appid_errors, 65536 * sizeof(*t->appid_errors));
+	}
 	*out = t;
 	return 0;
 }
@@ -226,6 +244,9 @@ static void head_advance(struct stream *st, uint32_t c, uint64_t adv)
 
 	if (adv > w) {
 		memset(st->rx, 0, sizeof(st->rx));
+	} else if (!st->prp_seen) {
+		for (uint32_t p = (st->head + 1) % w, n = 1; n < adv; n++, p = (p + 1) % w)
+			bit_put(st->rx, p, false);
 	} else {
 		for (uint32_t p = (st->head + 1) % w, n = 1; n < adv; n++, p = (p + 1) % w) {
 			bit_put(st->rx, p, false);
@@ -242,8 +263,13 @@ static void head_advance(struct stream *st, uint32_t c, uint64_t adv)
 static void mark_received(struct stream *st, uint32_t c, int lan)
 {
 	bit_put(st->rx, c, true);
-	bit_put(st->rx_lan[0], c, lan == 0);
-	bit_put(st->rx_lan[1], c, lan == 1);
+	if (lan >= 0)
+		st->prp_seen = true;
+	/* Without PRP the LAN bitmaps stay zero: skipping them saves two cache lines per sample. */
+	if (st->prp_seen) {
+		bit_put(st->rx_lan[0], c, lan == 0);
+		bit_put(st->rx_lan[1], c, lan == 1);
+	}
 }
 
 /* A confirmed counter restart ending at @c: take back the run's provisional verdicts, move the head. */
@@ -270,11 +296,14 @@ static void stream_resync(struct stream *st, uint32_t c, int lan)
 		s->resets--; /* a wrap, not a restart */
 	}
 	memset(st->rx, 0, sizeof(st->rx));
-	memset(st->rx_lan, 0, sizeof(st->rx_lan));
+	if (st->prp_seen)
+		memset(st->rx_lan, 0, sizeof(st->rx_lan));
 	for (uint32_t i = 0, p = start; i < st->run_len; i++, p = (p + 1) % s->wrap)
 		bit_put(st->rx, p, true);
-	if (lan >= 0)
+	if (lan >= 0) {
+		st->prp_seen = true;
 		bit_put(st->rx_lan[lan], c, true);
+	}
 	st->head = c;
 	st->span = st->run_len;
 	st->max_seen = c;
@@ -317,7 +346,10 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 	}
 	w = s->wrap;
 	r = reorder_window(t, w);
-	d = sv_smpcnt_distance(st->head, c, w);
+	/* sv_smpcnt_distance() without its two divisions when both counters are already below the wrap (the
+	 * case of every sample but one after a wrap change): the same value */
+	d = st->head < w && c < w ? (c >= st->head ? c - st->head : w - st->head + c)
+				  : sv_smpcnt_distance(st->head, c, w);
 
 	/*
 	 * A silence longer than half a wrap: smpCnt alone cannot tell how many wraps passed; time can. Except
@@ -403,8 +435,12 @@ static void stream_quality(struct svsub_stream_stats *s, const struct sv_asdu *a
 	s->nchannels = (uint16_t)n;
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t q = sv_asdu_quality(a, i);
-		enum sv_validity val = sv_quality_validity(q);
+		enum sv_validity val;
 
+		/* A good, non-test, non-derived channel counts nothing: skip the counters' cache lines. */
+		if (!(q & (SV_Q_VALIDITY_MASK | SV_Q_TEST | SV_Q_DERIVED)))
+			continue;
+		val = sv_quality_validity(q);
 		if (val != SV_VALIDITY_GOOD)
 			bad = true;
 		if (i >= SVSUB_TRACK_QCHANNELS)

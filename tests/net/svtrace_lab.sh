@@ -162,7 +162,9 @@ late)
 overflow)
 	recv_start "$NS_V1" vm1 8 "$TMP/r1"
 	recv_start "$NS_V2" vm2 8 "$TMP/r2"
-	trace_start 6 --ringbuf-kb 4
+	# --record: one event per frame copy through the ring (the summary mode counts taken copies in
+	# BPF histograms and sends only drops, late and missing frames as events)
+	trace_start 6 --ringbuf-kb 4 --record "$TMP/overflow.rec"
 	SENT=$(send 3) || fail "sender failed"
 	trace_wait
 	wait

@@ -355,6 +355,61 @@ static void test_copy_outcomes(void **state)
 	svtrace_corr_free(c);
 }
 
+/* Latencies accounted outside (svtrace's BPF histograms): merged on the port (and its live interval)
+ * or on one stream, adding up with the copies accounted one by one. */
+static void test_hop_merge(void **state)
+{
+	struct svtrace_corr_cfg cfg = { .nports = 2, .capacity = 16, .timeout_ns = MS, .max_streams = 2 };
+	static struct sv_stats d, direct;
+	struct svtrace_corr *c;
+	const struct svtrace_hop_stats *h;
+	struct sv_stats_summary sa, sb;
+	struct svtrace_copy_obs o = { .outcome = SVTRACE_COPY_TAKEN, .port = 2, .t1_ns = 10 * US,
+				      .t2a_ns = 15 * US, .t2b_ns = 40 * US };
+	int a;
+
+	(void)state;
+	assert_int_equal(svtrace_corr_new(&c, &cfg), 0);
+	a = svtrace_corr_stream_add(c, 0x4000, (const uint8_t *)"MU01", 4);
+	assert_int_equal(a, 0);
+	sv_stats_init(&d);
+	sv_stats_init(&direct);
+	for (int64_t v = 1000; v < 200000; v += 997) {
+		sv_stats_add(&d, v);
+		sv_stats_add(&direct, v);
+	}
+	assert_int_equal(svtrace_corr_hop_merge(c, -1, 2, SVTRACE_HOP_T2A_T2B, &d), 0);
+	assert_int_equal(svtrace_corr_hop_merge(c, a, 2, SVTRACE_HOP_T2A_T2B, &d), 0);
+	o.stream = (unsigned)a;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);		/* one more, 25 us */
+	sv_stats_add(&direct, 25 * US);
+	h = svtrace_corr_hop(c, 2, SVTRACE_HOP_T2A_T2B);
+	assert_int_equal(h->frames, d.count + 1);
+	assert_int_equal(h->missing, 0);
+	sv_stats_summarize(&h->lat, &sa);
+	sv_stats_summarize(&direct, &sb);
+	assert_int_equal(sa.count, sb.count);
+	assert_int_equal(sa.min, 1000);
+	assert_int_equal(sa.max, sb.max);
+	assert_int_equal(sa.p50, sb.p50);
+	assert_int_equal(sa.p99, sb.p99);
+	assert_int_equal(svtrace_corr_hop_interval(c, 2, SVTRACE_HOP_T2A_T2B)->frames, d.count + 1);
+	assert_int_equal(svtrace_corr_stream_hop(c, (unsigned)a, 2, SVTRACE_HOP_T2A_T2B)->frames, d.count + 1);
+	/* other hops and ports untouched by the merge */
+	assert_int_equal(svtrace_corr_hop(c, 1, SVTRACE_HOP_T2A_T2B)->frames, 0);
+	assert_int_equal(svtrace_corr_hop(c, 2, SVTRACE_HOP_T1_T2A)->frames, 1);
+	svtrace_corr_interval_reset(c);
+	assert_int_equal(svtrace_corr_hop_interval(c, 2, SVTRACE_HOP_T2A_T2B)->frames, 0);
+	assert_int_equal(svtrace_corr_hop(c, 2, SVTRACE_HOP_T2A_T2B)->frames, d.count + 1);
+	/* bad port, hop or stream: refused and counted */
+	assert_int_equal(svtrace_corr_hop_merge(c, -1, 0, SVTRACE_HOP_T2A_T2B, &d), -EINVAL);
+	assert_int_equal(svtrace_corr_hop_merge(c, -1, 3, SVTRACE_HOP_T2A_T2B, &d), -EINVAL);
+	assert_int_equal(svtrace_corr_hop_merge(c, -1, 1, SVTRACE_HOP_NR, &d), -EINVAL);
+	assert_int_equal(svtrace_corr_hop_merge(c, 1, 1, SVTRACE_HOP_T1_T2A, &d), -EINVAL);
+	assert_int_equal(svtrace_corr_counters(c)->bad_port, 4);
+	svtrace_corr_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_late_keeps_worst),
 		cmocka_unit_test(test_copy_outcomes),
+		cmocka_unit_test(test_hop_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
