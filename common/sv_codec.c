@@ -1045,11 +1045,12 @@ int64_t sv_utctime_get(const uint8_t in[8])
 #include <emmintrin.h>
 #endif
 
-/* 512 shapes, 128 sets of 4 ways: the 64..128 streams of a busy process bus (one 9-2LE stream each per
+/* 256 shapes, 64 sets of 4 ways: the 64..128 streams of a busy process bus (one 9-2LE stream each per
  * merging unit) all stay remembered; 32 shapes made every frame of a 64-stream feed a full decode plus a
- * re-learn. */
+ * re-learn. A shape is ~36 KiB (views of up to SV_TEMPLATE_MAX_ASDU ASDUs): ~9.1 MiB, written once at
+ * creation so that learning a new stream's shape never faults on the packet path. */
 #define SHAPE_WAYS 4
-#define SHAPE_SET_BITS 7
+#define SHAPE_SET_BITS 6
 #define SHAPE_SETS (1u << SHAPE_SET_BITS)
 #define SHAPE_SLOTS (SHAPE_SETS * SHAPE_WAYS)
 #define SHAPE_CHUNKS (SV_TEMPLATE_MAX_FRAME / 16)
@@ -1072,21 +1073,18 @@ struct shape {
 };
 
 /*
- * The ways of one set, in one cache line: a tag per way (a hash of destination MAC, APPID and length, never
- * 0; 0: empty) so that a frame is compared only with the shapes that can match it (those octets are part of
- * every shape's fixed octets), its length (a copy of the shape's, so that a frame is compared only with
- * the shapes that can match it without touching them), and when each way was last used (least recently used
- * is replaced).
+ * The ways of one set, in one cache line: a key per way, its tag (shape_tag()) and its length (a copy of the
+ * shape's; 0: empty way), so that a frame is compared only with the shapes that can match it without
+ * touching them, and the way to fill next (first in, first out: a hit writes nothing; with more streams in
+ * one set than ways, LRU would thrash the same way).
  */
 struct shape_set {
-	uint32_t tag[SHAPE_WAYS];
-	uint16_t len[SHAPE_WAYS];
-	uint64_t used[SHAPE_WAYS];
+	uint64_t key[SHAPE_WAYS]; /* tag | length << 32 (0: empty) */
+	uint8_t next;
 } __attribute__((aligned(64)));
 
 struct sv_decoder {
 	uint64_t hits, full;
-	uint64_t clock; /* use counter for the LRU stamps */
 	struct shape_set set[SHAPE_SETS];
 	struct shape slot[SHAPE_SLOTS];
 };
@@ -1111,17 +1109,21 @@ void sv_decoder_counts(const struct sv_decoder *d, uint64_t *hits, uint64_t *ful
 	*full = d->full;
 }
 
-/* The key of a frame: destination MAC, APPID and length (the streams of a process bus differ in at least
- * one), Fibonacci-hashed: consecutive APPIDs or MACs spread over all sets. The top bits pick the set, the
- * whole hash (made non-zero) is the tag. @len >= 24. */
-static inline uint64_t shape_hash(const uint8_t *frame, size_t len)
+/* The tag of a frame: the last two octets of the destination MAC (01-0C-CD-04-xx-xx: the part that tells SV
+ * groups apart) and the APPID (streams may share a group address); the set is picked by a multiplicative
+ * hash of the tag and the length. Only a filter: a way is compared with the frame (shape_match(), every
+ * fixed octet) only when its tag and length match, so a collision costs a compare, never a wrong view.
+ * @len >= 24. */
+static inline uint32_t shape_tag(const uint8_t *frame)
 {
 	unsigned appid_at = (frame[12] == 0x81 && frame[13] == 0x00) ? 18 : 14;
-	uint64_t dst = 0, k;
 
-	memcpy(&dst, frame, 6);
-	k = dst ^ ((uint64_t)sv_be16(frame + appid_at) << 48) ^ ((uint64_t)len << 36);
-	return (k ^ (k >> 29)) * 0x9E3779B97F4A7C15ull;
+	return ((uint32_t)sv_be16(frame + 4) << 16) | sv_be16(frame + appid_at);
+}
+
+static inline unsigned shape_set_of(uint32_t tag, size_t len)
+{
+	return ((tag ^ (uint32_t)len) * 0x9E3779B1u) >> (32 - SHAPE_SET_BITS);
 }
 
 /* Pointer <-> offset from the frame start (NULL stays NULL, stored as offset 0: no field starts at 0). */
@@ -1232,31 +1234,27 @@ int sv_decoder_decode(struct sv_decoder *d, const uint8_t *frame, size_t len, st
 {
 	struct shape_set *set = NULL;
 	struct shape *sh = NULL;
-	uint32_t tag = 0;
-	unsigned w = 0;
+	uint64_t key = 0;
+	unsigned w = 0, first = 0;
 	int rc;
 
 	if (len >= 24) {
-		uint64_t h = shape_hash(frame, len);
-		unsigned first = (unsigned)(h >> (64 - SHAPE_SET_BITS));
+		uint32_t tag = shape_tag(frame);
 
-		tag = (uint32_t)h | 1u;
+		key = tag | (uint64_t)len << 32;
+		first = shape_set_of(tag, len);
 		set = &d->set[first];
-		for (w = 0; w < SHAPE_WAYS; w++) {
-			sh = &d->slot[first * SHAPE_WAYS + w];
-			if (set->tag[w] == tag && set->len[w] == len && shape_match(sh, frame))
+		sh = &d->slot[first * SHAPE_WAYS];
+		for (w = 0; w < SHAPE_WAYS; w++, sh++) {
+			if (set->key[w] == key && shape_match(sh, frame))
 				break;
 		}
 		if (w == SHAPE_WAYS) {
-			/* learn into an empty way, else the least recently used one */
-			w = 0;
-			for (unsigned k = 1; k < SHAPE_WAYS && set->tag[w]; k++)
-				if (!set->tag[k] || set->used[k] < set->used[w])
-					w = k;
+			w = set->next % SHAPE_WAYS;
+			set->next = (uint8_t)(w + 1);
 			sh = &d->slot[first * SHAPE_WAYS + w];
 			goto full;
 		}
-		set->used[w] = ++d->clock;
 		{
 			unsigned n = sh->head.noASDU;
 
@@ -1291,9 +1289,7 @@ full:
 	if (rc == 0 && sh) {
 		shape_learn(sh, frame, len, v);
 		/* a frame shape_learn() declines leaves the way empty */
-		set->tag[w] = sh->len ? tag : 0;
-		set->len[w] = sh->len;
-		set->used[w] = ++d->clock;
+		set->key[w] = sh->len ? key : 0;
 	}
 	return rc;
 }

@@ -357,13 +357,13 @@ static inline void sv_template_set_prp_seq(struct sv_template *t, uint16_t seq)
  * own. sv_decoder_decode() compares a frame with the last fully decoded and validated frame of the same shape
  * (every other octet equal, same length); on a match it copies that view and reads only the changing fields,
  * which gives exactly what sv_codec_decode() would (checked by the fuzz target). Anything else goes through
- * sv_codec_decode() and, when it decodes, is remembered. 512 shapes in 128 sets of four (least recently used
- * replaced), chosen by a hash of destination MAC, APPID and length: more streams than that, or a collision,
+ * sv_codec_decode() and, when it decodes, is remembered. 256 shapes in 64 sets of four (first in, first out),
+ * the set chosen by a hash of destination MAC, APPID and length: more streams than that, or a collision,
  * only cost full decodes. Not thread-safe: one decoder per thread.
  */
 struct sv_decoder;
 
-/* Allocates a decoder (about 2 MiB, once; nothing is allocated per frame). 0 or -ENOMEM. */
+/* Allocates a decoder (about 9 MiB, written once; nothing is allocated per frame). 0 or -ENOMEM. */
 int sv_decoder_create(struct sv_decoder **d);
 void sv_decoder_destroy(struct sv_decoder *d);
 /* Same contract as sv_codec_decode(). */
