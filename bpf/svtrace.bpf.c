@@ -937,30 +937,31 @@ static __always_inline __u32 hist_index(__u64 v, __u32 e, __u32 sub)
 	return ((e - sub) << sub) + (__u32)(v >> (e - sub));
 }
 
+/* One value into a histogram's bucket @i (of @nb) and its sum, max and ~min (the header both kinds share). */
+static __always_inline void hist_put(__u64 *sum, __u64 *max, __u64 *nmin, __u64 *bucket, __u32 i, __u32 nb,
+				     __u64 v)
+{
+	if (i < nb)
+		__sync_fetch_and_add(&bucket[i], 1);
+	__sync_fetch_and_add(sum, v);
+	atomic_max(max, v);
+	atomic_max(nmin, ~v);
+}
+
 static __always_inline void hist_add(__u32 port, __u32 hop, __u32 stream, __u64 v)
 {
-	__u32 k = port * SVTRACE_HOPS + hop, e = v >= 128 ? msb32(v) : 0, i;
+	__u32 k = port * SVTRACE_HOPS + hop, e = v >= 128 ? msb32(v) : 0;
 	struct svtrace_hist *h = bpf_map_lookup_elem(&hist, &k);
 	struct svtrace_shist *sh;
 
-	if (h) {
-		i = hist_index(v, e, SVTRACE_HIST_SUB_BITS);
-		if (i < SVTRACE_HIST_BUCKETS)
-			__sync_fetch_and_add(&h->bucket[i], 1);
-		__sync_fetch_and_add(&h->sum, v);
-		atomic_max(&h->max, v);
-		atomic_max(&h->nmin, ~v);
-	}
+	if (h)
+		hist_put(&h->sum, &h->max, &h->nmin, h->bucket, hist_index(v, e, SVTRACE_HIST_SUB_BITS),
+			 SVTRACE_HIST_BUCKETS, v);
 	k = ((stream % SVTRACE_MAX_STREAMS) * (nr_ports - 1) + port - 1) * SVTRACE_HOPS + hop;
 	sh = bpf_map_lookup_elem(&shist, &k);
-	if (sh) {
-		i = hist_index(v, e, SVTRACE_SHIST_SUB_BITS);
-		if (i < SVTRACE_SHIST_BUCKETS)
-			__sync_fetch_and_add(&sh->bucket[i], 1);
-		__sync_fetch_and_add(&sh->sum, v);
-		atomic_max(&sh->max, v);
-		atomic_max(&sh->nmin, ~v);
-	}
+	if (sh)
+		hist_put(&sh->sum, &sh->max, &sh->nmin, sh->bucket, hist_index(v, e, SVTRACE_SHIST_SUB_BITS),
+			 SVTRACE_SHIST_BUCKETS, v);
 }
 
 /*

@@ -813,19 +813,6 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 
 /* ---- in-BPF histograms -> svtrace_corr ---- */
 
-/* Value range of bucket @idx of a log-linear histogram with @sub sub-bucket bits (sv_stats_index()). */
-static void hbucket_range(uint32_t idx, unsigned sub, int64_t *lo, int64_t *hi)
-{
-	uint32_t q = idx >> sub, r = idx & ((1u << sub) - 1);
-
-	if (q <= 1) {
-		*lo = *hi = idx;
-		return;
-	}
-	*lo = (int64_t)((1ull << sub) + r) << (q - 1);
-	*hi = *lo + (int64_t)(1ull << (q - 1)) - 1;
-}
-
 /*
  * The growth of one BPF histogram since the last merge, as an sv_stats in t->tmp (a coarse bucket's
  * count goes to the fine bucket of its middle). min/max: the exact running ones where they fall in
@@ -848,7 +835,7 @@ static uint64_t hist_delta(struct tracer *t, const volatile __u64 *hdr, const vo
 		if (!d)
 			continue;
 		prev[i] = c;
-		hbucket_range(i, sub, &lo, &hi);
+		sv_stats_bucket_range(i, sub, &lo, &hi);
 		fi = sv_stats_index(lo + (hi - lo) / 2);
 		st->bucket[fi] += d;
 		if (fi + 1 > st->top)

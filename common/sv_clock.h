@@ -167,13 +167,17 @@ uint64_t sv_frame_index_at(int64_t start_tai_sec, int64_t t_tai_ns, uint32_t rat
 
 /* ---- smpCnt wrap helpers (wrap = rate for smpSynch streams, 65536 for free-running ones) ------- */
 
-/* Forward distance from @from to @to modulo @wrap, in [0, wrap). Values are reduced mod wrap first. */
+/* Forward distance from @from to @to modulo @wrap, in [0, wrap). Values are reduced mod wrap first (only
+ * when needed: on the per-sample path both are already below the wrap, and two divisions cost more than
+ * the rest of the arithmetic). */
 static inline uint32_t sv_smpcnt_distance(uint32_t from, uint32_t to, uint32_t wrap)
 {
 	if (!wrap)
 		return 0;
-	from %= wrap;
-	to %= wrap;
+	if (from >= wrap || to >= wrap) {
+		from %= wrap;
+		to %= wrap;
+	}
 	return to >= from ? to - from : wrap - from + to;
 }
 

@@ -11,24 +11,32 @@
 _Static_assert(SV_STATS_BUCKETS == 3712, "bucket count follows from SV_STATS_SUB_BITS = 6");
 _Static_assert(SV_STATS_SERIALIZED_MAX < 65000, "a serialised histogram fits one HIST record");
 
+void sv_stats_bucket_range(uint32_t idx, unsigned sub_bits, int64_t *lo, int64_t *hi)
+{
+	uint32_t q = idx >> sub_bits, r = idx & ((1u << sub_bits) - 1);
+
+	if (q <= 1) { /* the exact buckets below 2 << sub_bits */
+		*lo = *hi = idx;
+		return;
+	}
+	*lo = (int64_t)(((uint64_t)1 << sub_bits) + r) << (q - 1);
+	*hi = *lo + ((int64_t)1 << (q - 1)) - 1;
+}
+
 int64_t sv_stats_bucket_lo(uint32_t idx)
 {
-	unsigned shift;
+	int64_t lo, hi;
 
-	if (idx < 2u * SV_STATS_SUB_COUNT)
-		return idx;
-	shift = idx / SV_STATS_SUB_COUNT - 1;
-	return (int64_t)((uint64_t)(idx % SV_STATS_SUB_COUNT + SV_STATS_SUB_COUNT) << shift);
+	sv_stats_bucket_range(idx, SV_STATS_SUB_BITS, &lo, &hi);
+	return lo;
 }
 
 int64_t sv_stats_bucket_hi(uint32_t idx)
 {
-	unsigned shift;
+	int64_t lo, hi;
 
-	if (idx < 2u * SV_STATS_SUB_COUNT)
-		return idx;
-	shift = idx / SV_STATS_SUB_COUNT - 1;
-	return (int64_t)(((uint64_t)(idx % SV_STATS_SUB_COUNT + SV_STATS_SUB_COUNT + 1) << shift) - 1);
+	sv_stats_bucket_range(idx, SV_STATS_SUB_BITS, &lo, &hi);
+	return hi;
 }
 
 void sv_stats_init(struct sv_stats *h)

@@ -60,6 +60,9 @@ static inline uint32_t sv_stats_index(int64_t v)
 	return shift * SV_STATS_SUB_COUNT + (uint32_t)(u >> shift);
 }
 
+/* Value range [lo, hi] of bucket @idx of a log-linear histogram with @sub_bits sub-bucket bits: sv_stats'
+ * own (SV_STATS_SUB_BITS), or a coarser one kept elsewhere (svtrace's BPF per-stream histograms). */
+void sv_stats_bucket_range(uint32_t idx, unsigned sub_bits, int64_t *lo, int64_t *hi);
 /* Smallest value of bucket @idx (idx < SV_STATS_BUCKETS). */
 int64_t sv_stats_bucket_lo(uint32_t idx);
 /* Largest value of bucket @idx (inclusive). */

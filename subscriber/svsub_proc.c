@@ -3,6 +3,7 @@
 #include "svsub_proc.h"
 #include "svsub_rec.h"
 #include "sv_clock.h"
+#include "sv_mem.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -37,11 +38,9 @@ int svsub_proc_create(struct svsub_proc **out, const struct svsub_proc_cfg *cfg)
 	if (!p)
 		return -ENOMEM;
 	p->cfg = *cfg;
-	/* map the per-frame scratch now rather than on the first frames (calloc'd pages fault on first write) */
-	for (size_t off = 0; off < sizeof(p->view); off += 4096)
-		((volatile uint8_t *)&p->view)[off] = 0;
-	for (size_t off = 0; off < sizeof(p->res); off += 4096)
-		((volatile uint8_t *)p->res)[off] = 0;
+	/* the per-frame scratch mapped now rather than on the first frames */
+	sv_prefault(&p->view, sizeof(p->view));
+	sv_prefault(p->res, sizeof(p->res));
 	err = sv_decoder_create(&p->dec);
 	if (err)
 		goto out_free;

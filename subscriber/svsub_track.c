@@ -8,6 +8,7 @@
 
 #include "sv_clock.h"
 #include "sv_dataset.h"
+#include "sv_mem.h"
 
 #define SMPCNT_SPACE 65536u
 #define BITMAP_WORDS (SMPCNT_SPACE / 64u)
@@ -74,17 +75,6 @@ static inline void bit_put(uint64_t *b, uint32_t i, bool on)
 		b[i >> 6] &= ~(1ull << (i & 63));
 }
 
-/* Writes a zero into every page of zeroed memory @p (volatile: a memset of calloc'd memory may be elided). */
-static void prefault(void *p, size_t len)
-{
-	volatile uint8_t *b = p;
-
-	for (size_t off = 0; off < len; off += 4096)
-		b[off] = 0;
-	if (len)
-		b[len - 1] = 0;
-}
-
 int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg *cfg)
 {
 	struct svsub_tracker *t;
@@ -126,10 +116,8 @@ int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg 
 	}
 	memset(t->slot, 0xff, t->cap * sizeof(*t->slot));
 	if (t->cfg.prefault) {
-		/* calloc'd pages are mapped on first write: write them all now (a page fault costs
-		 * microseconds, and the first frames of a hundred streams would take a thousand at once) */
-		prefault(t->streams, t->cfg.max_streams * sizeof(*t->streams));
-		prefault(t->appid_errors, 65536 * sizeof(*t->appid_errors));
+		sv_prefault(t->streams, t->cfg.max_streams * sizeof(*t->streams));
+		sv_prefault(t->appid_errors, 65536 * sizeof(*t->appid_errors));
 	}
 	*out = t;
 	return 0;
@@ -244,14 +232,13 @@ static void head_advance(struct stream *st, uint32_t c, uint64_t adv)
 
 	if (adv > w) {
 		memset(st->rx, 0, sizeof(st->rx));
-	} else if (!st->prp_seen) {
-		for (uint32_t p = (st->head + 1) % w, n = 1; n < adv; n++, p = (p + 1) % w)
-			bit_put(st->rx, p, false);
 	} else {
 		for (uint32_t p = (st->head + 1) % w, n = 1; n < adv; n++, p = (p + 1) % w) {
 			bit_put(st->rx, p, false);
-			bit_put(st->rx_lan[0], p, false);
-			bit_put(st->rx_lan[1], p, false);
+			if (st->prp_seen) { /* else the LAN bitmaps are all zero (mark_received) */
+				bit_put(st->rx_lan[0], p, false);
+				bit_put(st->rx_lan[1], p, false);
+			}
 		}
 	}
 	st->span = (uint32_t)((uint64_t)st->span + adv > w ? w : st->span + adv);
@@ -346,10 +333,7 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 	}
 	w = s->wrap;
 	r = reorder_window(t, w);
-	/* sv_smpcnt_distance() without its two divisions when both counters are already below the wrap (the
-	 * case of every sample but one after a wrap change): the same value */
-	d = st->head < w && c < w ? (c >= st->head ? c - st->head : w - st->head + c)
-				  : sv_smpcnt_distance(st->head, c, w);
+	d = sv_smpcnt_distance(st->head, c, w);
 
 	/*
 	 * A silence longer than half a wrap: smpCnt alone cannot tell how many wraps passed; time can. Except

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sv_clock.h"
 #include "sv_log.h"
 #include "svrx.h"
 
@@ -23,14 +24,6 @@ static void on_sig(int s)
 {
 	(void)s;
 	stop = 1;
-}
-
-static int64_t mono(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
 int main(int argc, char **argv)
@@ -78,7 +71,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "bench_rx_bare: ready\n");
 	while (!stop) {
 		int n = svrx_poll(rx, fr, 256, 50);
-		int64_t now = mono();
+		int64_t now = sv_clock_gettime_ns(CLOCK_MONOTONIC);
 
 		if (n < 0 && n != -EINTR)
 			break;

@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sv_clock.h"
 #include "sv_codec.h"
 #include "sv_pcap.h"
 
@@ -55,14 +56,6 @@ static void on_sig(int s)
 {
 	(void)s;
 	stop = 1;
-}
-
-static int64_t now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static void usage(FILE *f)
@@ -274,7 +267,7 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	period = 1000000000LL / (int64_t)fps;
-	t0 = next = now_mono();
+	t0 = next = sv_clock_gettime_ns(CLOCK_MONOTONIC);
 	for (int f = 0; f < nfiles && !stop; f++) {
 		struct sv_pcap_reader *r;
 		struct sv_pcap_pkt pkt;
@@ -324,6 +317,6 @@ int main(int argc, char **argv)
 		printf("%s{\"file\": \"%s\", \"frames_sent\": %" PRIu64 "}", f ? ", " : "", argv[optind + f], sent[f]);
 	printf("], \"send_errors\": %" PRIu64 ", \"cut_frames_skipped\": %" PRIu64 ", \"elapsed_ns\": %" PRId64
 	       ", \"interrupted\": %s}\n",
-	       errors, oversize, now_mono() - t0, stop ? "true" : "false");
+	       errors, oversize, sv_clock_gettime_ns(CLOCK_MONOTONIC) - t0, stop ? "true" : "false");
 	return errors || stop ? 1 : 0;
 }
