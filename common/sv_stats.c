@@ -19,8 +19,9 @@ void sv_stats_bucket_range(uint32_t idx, unsigned sub_bits, int64_t *lo, int64_t
 		*lo = *hi = idx;
 		return;
 	}
-	*lo = (int64_t)(((uint64_t)1 << sub_bits) + r) << (q - 1);
-	*hi = *lo + ((int64_t)1 << (q - 1)) - 1;
+	*lo = (int64_t)((((uint64_t)1 << sub_bits) + r) << (q - 1));
+	/* unsigned: the top bucket ends at INT64_MAX */
+	*hi = (int64_t)((uint64_t)*lo + ((uint64_t)1 << (q - 1)) - 1);
 }
 
 int64_t sv_stats_bucket_lo(uint32_t idx)
