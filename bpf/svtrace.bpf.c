@@ -134,8 +134,8 @@ struct {
 
 __u64 tracked_live = 0;
 
-/* Latency histograms (svtrace.h): "hist" [port * 3 + hop], "shist" [(stream * egress ports +
- * port - 1) * 3 + hop]; sizes set by the loader from the number of ports. */
+/* Latency histograms (svtrace.h): "hist" [(stream * egress ports + port - 1) * 3 + hop]; its size is
+ * set by the loader from the number of ports. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -143,14 +143,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct svtrace_hist);
 } hist SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct svtrace_shist);
-} shist SEC(".maps");
 
 /* The skb's address as a number (hashed, stored as a tag). A tp_btf argument is a typed pointer the
  * verifier allows no arithmetic on; written to a map value and read back it is a plain scalar (a
@@ -205,18 +197,25 @@ static __always_inline void track_release(struct sv_track *t, __u64 skb)
 }
 
 /* Threads that fed SV frames to a guest, found by what consumed the frames (not by name). A
- * direct-mapped array (slot tid & FEEDER_MASK, tagged with the tid): the sched hooks, which run on every
- * context switch of the machine, pay one inlined array access for the question "is this a feeder", no
- * hash. Two feeders whose tids share a slot: the newer takes it (the older loses its wake-up tracking). */
+ * direct-mapped table (slot tid & FEEDER_MASK, tagged with the tid): the sched hooks, which run on every
+ * context switch of the machine, ask "is this a feeder" of the compact tag array (16 KiB, 16 tags a
+ * cache line) and touch the slot's state only for a feeder. Two feeders whose tids share a slot: the
+ * newer takes it (the older loses its wake-up tracking). */
 struct sv_feeder {
-	__u32 tid;		/* 0: free */
-	__u32 pad0;
 	__u64 wakeup_ns;	/* pending sched_wakeup, 0 when running */
 	__u64 wait_ns;		/* last completed wakeup -> run delay */
 	__u32 holder_pid;
 	__u8 holder_policy, holder_prio, pad[2];
+	__u8 comm[SVTRACE_COMM_LEN];		/* the feeder's own name (read when it became one) */
 	__u8 holder_comm[SVTRACE_COMM_LEN];
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FEEDER_MASK + 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} feeder_tags SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -229,9 +228,11 @@ struct {
 static __always_inline struct sv_feeder *feeder_of(__u32 tid)
 {
 	__u32 i = tid & FEEDER_MASK;
-	struct sv_feeder *f = bpf_map_lookup_elem(&feeders, &i);
+	__u32 *tag = bpf_map_lookup_elem(&feeder_tags, &i);
 
-	return f && tid && f->tid == tid ? f : NULL;
+	if (!tag || !tid || *tag != tid)
+		return NULL;
+	return bpf_map_lookup_elem(&feeders, &i);
 }
 
 /* Per-CPU run bookkeeping; a plain array indexed by CPU because sched_wakeup runs on the waker's CPU
@@ -261,6 +262,7 @@ struct sv_frame {
 	__u32 smpcnt;
 	__u16 vlan_tci, flags;
 	__u32 smp_off;		/* offset of smpCnt's value octets from the MAC header */
+	__u32 smp_pos;		/* the same in the parse window (which starts at the EtherType) */
 };
 
 /* The last T1 on this CPU. The bridge (or tap) forwards in the same softirq, so T2a of that frame
@@ -366,33 +368,62 @@ static __always_inline int ber_len(const __u8 *w, __u32 *pos, __u32 n, __u32 *le
 	return -1;
 }
 
-/*
- * Reads the frame at kernel address @l2 (MAC header, @avail linear bytes) into @f. Returns 1 for an SV
- * frame, 0 for anything else (the early return), -1 for an SV frame whose savPdu cannot be walked within
- * the window (counted). IEC 61850-9-2 §8.2 / Annex A: APPID, Length, Reserved1/2, then savPdu
- * [APPLICATION 0] { noASDU [0], security [1] OPTIONAL, seqASDU [2] { ASDU { svID [0], datSet [1]
- * OPTIONAL, smpCnt [2] (2 octets) ... } } }.
- */
-static __always_inline int sv_parse(const bool btf, const __u8 *l2, __u32 avail, const struct sk_buff *skb,
-				    struct sv_frame *f, __u8 *w)
+/* Reads up to WIN octets of the frame at kernel address @l2 (MAC header, @avail linear octets) from its
+ * EtherType on into @w: the one probe read of a frame. Returns the octets read, 0 if none. */
+static __always_inline __u32 sv_read(const __u8 *l2, __u32 avail, __u8 *w)
 {
-	__u8 h[4];
-	__u32 off = 14, pos, len, svid_len;
-	__u64 n, cp;
-	__u16 et;
+	__u64 cp;
 
-	if (avail < 18 || bpf_probe_read_kernel(h, sizeof(h), l2 + 12))
+	if (avail < 18)
 		return 0;
-	et = ((__u16)h[0] << 8) | h[1];
+	cp = (__u64)avail - 12;
+	if (cp > WIN)
+		cp = WIN;
+	/* Keep the verifier's view of the size bounded whatever clang folds. */
+	asm volatile("%0 &= 0x1ff" : "+r"(cp));
+	if (cp < 6 || cp > WIN || bpf_probe_read_kernel(w, cp, l2 + 12))
+		return 0;
+	return (__u32)cp;
+}
+
+/* Offset of the SV PDU (APPID) in the window: after the EtherType, or after an 802.1Q/802.1ad tag. */
+static __always_inline __u32 pdu_base(const __u8 *w)
+{
+	__u16 et = ((__u16)w[0] << 8) | w[1];
+
+	return et == ETH_P_8021Q || et == ETH_P_8021AD ? 6 : 2;
+}
+
+/* The low @k octets (1..7) of a word loaded from memory. */
+static __always_inline __u64 low_octets(__u64 x, __u32 k)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return x & ((1ull << ((k & 7) * 8)) - 1);
+#else
+	return x & ~((1ull << ((8 - (k & 7)) * 8)) - 1);
+#endif
+}
+
+/*
+ * Walks the window @w (@n octets from the EtherType) into @f. Returns 1 for an SV frame, 0 for anything
+ * else (the early return), -1 for an SV frame whose savPdu cannot be walked within the window
+ * (counted). IEC 61850-9-2 §8.2 / Annex A: APPID, Length, Reserved1/2, then savPdu [APPLICATION 0] {
+ * noASDU [0], security [1] OPTIONAL, seqASDU [2] { ASDU { svID [0], datSet [1] OPTIONAL, smpCnt [2]
+ * (2 octets) ... } } }. f->smp_pos: where smpCnt's value starts in @w.
+ */
+static __always_inline int sv_walk(const bool btf, const struct sk_buff *skb, const __u8 *w, __u32 n,
+				   struct sv_frame *f)
+{
+	__u32 b = 2, pos, len, svid_len;
+	__u16 et = ((__u16)w[0] << 8) | w[1];
+
 	f->flags = 0;
 	f->vlan_tci = 0;
 	if (et == ETH_P_8021Q || et == ETH_P_8021AD) {
-		f->vlan_tci = ((__u16)h[2] << 8) | h[3];
+		f->vlan_tci = ((__u16)w[2] << 8) | w[3];
 		f->flags |= SVTRACE_F_VLAN_INBAND;
-		if (bpf_probe_read_kernel(h, 2, l2 + 16))
-			return 0;
-		et = ((__u16)h[0] << 8) | h[1];
-		off = 18;
+		et = ((__u16)w[4] << 8) | w[5];
+		b = 6;
 	}
 	if (et != ETH_P_SV)
 		return 0;
@@ -401,22 +432,14 @@ static __always_inline int sv_parse(const bool btf, const __u8 *l2, __u32 avail,
 		f->vlan_tci = RD(btf, skb, vlan_tci);
 		f->flags |= SVTRACE_F_VLAN_OOB;
 	}
-	n = (__u64)avail - off;
-	if (n > WIN)
-		n = WIN;
-	if (n < 8)
+	if (n < b + 8)
 		goto bad;
-	/* Keep the verifier's view of the size bounded whatever clang folds. */
-	cp = n;
-	asm volatile("%0 &= 0x1ff" : "+r"(cp));
-	if (cp > WIN || bpf_probe_read_kernel(w, cp, l2 + off))
-		goto bad;
-	f->key.appid = ((__u16)w[0] << 8) | w[1];
+	f->key.appid = ((__u16)w[b & WMASK] << 8) | w[(b + 1) & WMASK];
 	if (appid_filter && f->key.appid != appid_filter) {
 		count(SVTRACE_CNT_FILTERED);
 		return 0;
 	}
-	pos = 8;
+	pos = b + 8;
 	if (pos >= n || w[pos & WMASK] != 0x60)
 		goto bad;
 	pos++;
@@ -449,20 +472,25 @@ static __always_inline int sv_parse(const bool btf, const __u8 *l2, __u32 avail,
 	pos++;
 	if (ber_len(w, &pos, n, &svid_len))
 		goto bad;
+	if (svid_len >= n || pos + svid_len >= n)
+		goto bad;
 	len = svid_len;
 	if (len > SVTRACE_SVID_MAX) {
 		len = SVTRACE_SVID_MAX;
 		f->flags |= SVTRACE_F_SVID_TRUNC;
 	}
-	if (pos > WIN)
-		goto bad;
 	f->key.svid_len = len;
 	/* The whole svID is the stream key (zero-padded): streams are told apart by the full string. */
-	__builtin_memset(f->key.svid, 0, SVTRACE_SVID_MAX);
-	cp = len;
-	asm volatile("%0 &= 0x7f" : "+r"(cp));
-	if (cp > SVTRACE_SVID_MAX || bpf_probe_read_kernel(f->key.svid, cp, l2 + off + pos))
-		goto bad;
+	for (__u32 i = 0; i < SVTRACE_SVID_MAX; i++)
+		f->key.svid[i] = w[(pos + i) & WMASK];
+	for (__u32 j = 0; j < SVTRACE_SVID_MAX / 8; j++) {
+		__u64 *k = (__u64 *)f->key.svid + j;
+
+		if (j * 8 >= len)
+			*k = 0;
+		else if (len - j * 8 < 8)
+			*k = low_octets(*k, len - j * 8);
+	}
 	pos += svid_len;
 	if (pos < n && w[pos & WMASK] == 0x81) {	/* datSet */
 		pos++;
@@ -473,7 +501,8 @@ static __always_inline int sv_parse(const bool btf, const __u8 *l2, __u32 avail,
 	if (pos + 3 >= n || w[pos & WMASK] != 0x82 || w[(pos + 1) & WMASK] != 2)	/* smpCnt */
 		goto bad;
 	f->smpcnt = ((__u32)w[(pos + 2) & WMASK] << 8) | w[(pos + 3) & WMASK];
-	f->smp_off = off + pos + 2;
+	f->smp_pos = pos + 2;
+	f->smp_off = 12 + pos + 2;
 	return 1;
 bad:
 	count(SVTRACE_CNT_PARSE_ERR);
@@ -492,38 +521,13 @@ static __always_inline int port_find(__u32 netns, __u32 ifindex, __u32 from)
 	return -1;
 }
 
-/* Per-CPU cache of stream ids by APPID (T1 parses every frame; the hash of a 68-octet key is most of
- * a lookup's cost), and the per-CPU T1 frame count of each stream id (summed by user space). */
-#define SCACHE_MASK 15
-struct sv_scache {
-	struct svtrace_stream_key key;
-	__u32 id;
-	__u32 valid;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SCACHE_MASK + 1);
-	__type(key, __u32);
-	__type(value, struct sv_scache);
-} scache SEC(".maps");
-
+/* The per-CPU T1 frame count of each stream id (summed by user space). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SVTRACE_MAX_STREAMS);
 	__type(key, __u32);
 	__type(value, __u64);
 } stream_frames SEC(".maps");
-
-static __always_inline bool key_equal(const struct svtrace_stream_key *a, const struct svtrace_stream_key *b)
-{
-	const __u32 *x = (const __u32 *)a, *y = (const __u32 *)b;
-
-	for (int i = 0; i < (int)(sizeof(*a) / 4); i++)
-		if (x[i] != y[i])
-			return false;
-	return true;
-}
 
 /* --svid: the key's svID (zero-padded) is the filter's, compared as 8 words. Once per new stream. */
 static __always_inline bool svid_match(const struct sv_frame *f)
@@ -540,26 +544,19 @@ static __always_inline bool svid_match(const struct sv_frame *f)
 }
 
 /*
- * The frame's stream id. A new (APPID, svID) gets the next id; user space reads the names from the
- * "streams" map the first time it meets an id. Frames of streams beyond SVTRACE_MAX_STREAMS are counted
- * and not traced. @t1: count the frame as seen at T1.
+ * The stream id of the walked frame @f (the "streams" hash, keyed by APPID and the whole svID). A new
+ * (APPID, svID) gets the next id; user space reads the names from the "streams" map the first time it
+ * meets an id. Frames of streams beyond SVTRACE_MAX_STREAMS are counted and not traced. *@filtered:
+ * excluded by --svid.
  */
-static __always_inline int stream_id(struct sv_frame *f, bool t1, __u32 *id)
+static __always_inline int stream_id(struct sv_frame *f, __u32 *id, __u32 *filtered)
 {
 	struct svtrace_stream_val *v, nv = {};
-	__u32 ci = f->key.appid & SCACHE_MASK;
-	struct sv_scache *e = bpf_map_lookup_elem(&scache, &ci);
-	__u64 *fr;
 
-	/* This CPU's last stream with this APPID: the whole key compared, no hashing. */
-	if (e && e->valid && key_equal(&e->key, &f->key)) {
-		*id = e->id;
-		goto found;
-	}
 	v = bpf_map_lookup_elem(&streams, &f->key);
 	if (!v) {
 		/* Claim the next free id: the "stream_ids" insert (BPF_NOEXIST, under the map's bucket lock)
-		 * is the atomic step - atomic fetch-and-add needs -mcpu=v3, which the build does not use. */
+		 * is the atomic step. */
 		nv.id = next_stream;
 		for (int i = 0; i < 8; i++) {
 			if (nv.id >= SVTRACE_MAX_STREAMS)
@@ -583,15 +580,110 @@ static __always_inline int stream_id(struct sv_frame *f, bool t1, __u32 *id)
 			return -1;
 		}
 	}
-	if (v->flags & SVTRACE_SF_FILTERED) {
-		count(SVTRACE_CNT_FILTERED);
-		return -1;
-	}
+	*filtered = v->flags & SVTRACE_SF_FILTERED;
 	*id = v->id;
-	if (e) {
-		e->key = f->key;
-		e->id = v->id;
-		e->valid = 1;
+	return 0;
+}
+
+/*
+ * Per-CPU shape cache, by APPID: the window's octets from the EtherType up to smpCnt's value of the
+ * last frame of that APPID (tag, APPID, Length, Reserved, every TLV header, the whole svID) and its
+ * stream id. A frame whose octets up to there are the same is the same stream, with smpCnt at the same
+ * place (the walk depends on nothing else): a few word compares instead of the BER walk and the hash
+ * of a 68-octet key. Up to SHAPE_WORDS * 8 octets; longer headers always take the walk.
+ */
+#define SCACHE_MASK 15
+#define SHAPE_WORDS 16
+struct sv_shape {
+	__u64 pre[SHAPE_WORDS];	/* octets [0, len) of the window, zero beyond */
+	__u32 len;		/* 0: empty */
+	__u32 id;
+	__u16 flags;		/* SVTRACE_F_VLAN_INBAND, SVTRACE_F_SVID_TRUNC */
+	__u16 vlan_tci;		/* in-band tag */
+	__u32 filtered;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCACHE_MASK + 1);
+	__type(key, __u32);
+	__type(value, struct sv_shape);
+} scache SEC(".maps");
+
+/*
+ * The frame at kernel address @l2 (@avail linear octets): stream id and smpCnt into s->f (key only on a
+ * cache miss). Returns 1 for a traced SV frame, 0 otherwise (not SV, filtered, unparseable: counted).
+ * @t1: count the frame as seen at T1.
+ */
+static __always_inline int sv_frame_id(const bool btf, const __u8 *l2, __u32 avail, const struct sk_buff *skb,
+				       struct sv_scratch *s, bool t1, __u32 *id)
+{
+	struct sv_frame *f = &s->f;
+	__u8 *w = s->win;
+	struct sv_shape *e;
+	__u32 n, b, ci, len, filtered;
+	__u64 *fr, x;
+
+	n = sv_read(l2, avail, w);
+	if (!n)
+		return 0;
+	b = pdu_base(w);
+	ci = w[b & WMASK] & SCACHE_MASK;	/* APPID's low octet */
+	e = bpf_map_lookup_elem(&scache, &ci);
+	if (!e)
+		return 0;
+	len = e->len;
+	if (len && len <= SHAPE_WORDS * 8 && len + 2 <= n) {
+		for (__u32 i = 0; i < SHAPE_WORDS; i++) {
+			if (i * 8 >= len)
+				break;
+			x = *(const __u64 *)(w + i * 8) ^ e->pre[i];
+			if (len - i * 8 < 8)
+				x = low_octets(x, len - i * 8);
+			if (x)
+				goto walk;
+		}
+		if (e->filtered) {
+			count(SVTRACE_CNT_FILTERED);
+			return 0;
+		}
+		f->smpcnt = ((__u32)w[len & WMASK] << 8) | w[(len + 1) & WMASK];
+		f->smp_pos = len;
+		f->smp_off = 12 + len;
+		f->flags = e->flags;
+		f->vlan_tci = e->vlan_tci;
+		if (!(f->flags & SVTRACE_F_VLAN_INBAND) && RD(btf, skb, vlan_all)) {
+			f->vlan_tci = RD(btf, skb, vlan_tci);
+			f->flags |= SVTRACE_F_VLAN_OOB;
+		}
+		*id = e->id;
+		goto found;
+	}
+walk:
+	if (sv_walk(btf, skb, w, n, f) <= 0)
+		return 0;
+	if (stream_id(f, id, &filtered))
+		return 0;
+	len = f->smp_pos;
+	if (len <= SHAPE_WORDS * 8) {
+		for (__u32 i = 0; i < SHAPE_WORDS; i++) {
+			x = 0;
+			if (i * 8 < len) {
+				x = *(const __u64 *)(w + i * 8);
+				if (len - i * 8 < 8)
+					x = low_octets(x, len - i * 8);
+			}
+			e->pre[i] = x;
+		}
+		e->len = len;
+		e->id = *id;
+		e->flags = f->flags & (SVTRACE_F_VLAN_INBAND | SVTRACE_F_SVID_TRUNC);
+		e->vlan_tci = f->flags & SVTRACE_F_VLAN_INBAND ? f->vlan_tci : 0;
+		e->filtered = filtered;
+	}
+	if (filtered) {
+		count(SVTRACE_CNT_FILTERED);
+		return 0;
 	}
 found:
 	if (t1) {
@@ -599,7 +691,7 @@ found:
 		if (fr)
 			*fr += 1;
 	}
-	return 0;
+	return 1;
 }
 
 static __always_inline void task_prio(const bool btf, const struct task_struct *p, __u32 *pid, __u8 *policy, __u8 *prio,
@@ -620,20 +712,26 @@ static __always_inline void task_prio(const bool btf, const struct task_struct *
 	bpf_probe_read_kernel_str(comm, SVTRACE_COMM_LEN, &p->comm);
 }
 
-/* Makes the current thread a feeder (its wake-ups are then tracked) and returns its state. */
+/* Makes the current thread a feeder (its wake-ups are then tracked) and returns its state; NULL the
+ * first time (nothing tracked yet). */
 static __always_inline struct sv_feeder *feeder_self(__u32 tid)
 {
 	__u32 i = tid & FEEDER_MASK;
-	struct sv_feeder *f = bpf_map_lookup_elem(&feeders, &i);
+	__u32 *tag = bpf_map_lookup_elem(&feeder_tags, &i);
+	struct sv_feeder *f;
 
-	if (!f || !tid)
+	if (!tag || !tid)
 		return NULL;
-	if (f->tid == tid)
+	f = bpf_map_lookup_elem(&feeders, &i);
+	if (!f)
+		return NULL;
+	if (*tag == tid)
 		return f;
 	f->wakeup_ns = 0;
 	f->wait_ns = 0;
 	f->holder_pid = 0;
-	f->tid = tid;
+	bpf_get_current_comm(f->comm, sizeof(f->comm));
+	*tag = tid;
 	return NULL;
 }
 
@@ -685,18 +783,16 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 			return 0;
 		key = skb_key(skb);
 		t = key ? track_find(key) : NULL;
-		if (t && !t->rx_tid && netns != t->port_netns) {
+		if (t && !t->rx_tid && netns != port_netns[t->port & (SVTRACE_MAX_PORTS - 1)]) {
 			struct sv_feeder *f;
 
 			pt = bpf_get_current_pid_tgid();
 			f = feeder_self((__u32)pt);
-			bpf_get_current_comm(t->rx_comm, sizeof(t->rx_comm));
 			if (f) {
 				t->rx_wait_ns = f->wait_ns > 0xffffffffull ? 0xffffffffu : (__u32)f->wait_ns;
 				t->rx_holder_pid = f->holder_pid;
 				t->rx_holder_policy = f->holder_policy;
 				t->rx_holder_prio = f->holder_prio;
-				__builtin_memcpy(t->rx_holder_comm, f->holder_comm, SVTRACE_COMM_LEN);
 			} else {
 				t->rx_wait_ns = 0;
 				t->rx_holder_pid = 0;
@@ -712,9 +808,7 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 	if (mac == MAC_UNSET)
 		return 0;
 	head = RD(btf, skb, head);
-	if (sv_parse(btf, head + mac, RD(btf, skb, tail) - mac, skb, &s->f, s->win) <= 0)
-		return 0;
-	if (stream_id(&s->f, true, &k.stream))
+	if (!sv_frame_id(btf, head + mac, RD(btf, skb, tail) - mac, skb, s, true, &k.stream))
 		return 0;
 	k.smpcnt = s->f.smpcnt;
 	now = bpf_ktime_get_ns();
@@ -787,9 +881,7 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 		if (!s)
 			return 0;
 		data = RD(btf, skb, data);
-		if (sv_parse(btf, data, RD(btf, skb, tail) - (__u32)(data - head), skb, &s->f, s->win) <= 0)
-			return 0;
-		if (stream_id(&s->f, false, &k.stream))
+		if (!sv_frame_id(btf, data, RD(btf, skb, tail) - (__u32)(data - head), skb, s, false, &k.stream))
 			return 0;
 		k.smpcnt = s->f.smpcnt;
 		tr.vlan_tci = s->f.vlan_tci;
@@ -800,7 +892,6 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	tr.port = (__u16)p;
 	tr.tid2a = (__u32)bpf_get_current_pid_tgid();
 	tr.cpu2a = (__u16)bpf_get_smp_processor_id();
-	tr.port_netns = netns;
 	v = slot_of(k.stream, k.smpcnt);
 	if (v && slot_match(v, k.smpcnt, tr.t2a_ns)) {
 		bit = 1u << (p & 31);
@@ -863,7 +954,7 @@ static __always_inline void copy_fill(const bool btf, struct svtrace_copy *e, co
 	dev_id(btf, RD(btf, skb, dev), &ifindex, &netns);
 	e->ifindex2b = ifindex;
 	e->netns2b = netns;
-	if (netns && netns != t->port_netns)
+	if (netns && netns != port_netns[t->port & (SVTRACE_MAX_PORTS - 1)])
 		e->flags |= SVTRACE_F_OTHER_NS;
 	if (t->rx_tid) {
 		e->flags |= SVTRACE_F_RX_SEEN;
@@ -937,31 +1028,19 @@ static __always_inline __u32 hist_index(__u64 v, __u32 e, __u32 sub)
 	return ((e - sub) << sub) + (__u32)(v >> (e - sub));
 }
 
-/* One value into a histogram's bucket @i (of @nb) and its sum, max and ~min (the header both kinds share). */
-static __always_inline void hist_put(__u64 *sum, __u64 *max, __u64 *nmin, __u64 *bucket, __u32 i, __u32 nb,
-				     __u64 v)
-{
-	if (i < nb)
-		__sync_fetch_and_add(&bucket[i], 1);
-	__sync_fetch_and_add(sum, v);
-	atomic_max(max, v);
-	atomic_max(nmin, ~v);
-}
-
+/* One value into the (stream, port, hop) histogram: one atomic add to its bucket, min and max exact. */
 static __always_inline void hist_add(__u32 port, __u32 hop, __u32 stream, __u64 v)
 {
-	__u32 k = port * SVTRACE_HOPS + hop, e = v >= 128 ? msb32(v) : 0;
+	__u32 k = ((stream % SVTRACE_MAX_STREAMS) * (nr_ports - 1) + port - 1) * SVTRACE_HOPS + hop, i;
 	struct svtrace_hist *h = bpf_map_lookup_elem(&hist, &k);
-	struct svtrace_shist *sh;
 
-	if (h)
-		hist_put(&h->sum, &h->max, &h->nmin, h->bucket, hist_index(v, e, SVTRACE_HIST_SUB_BITS),
-			 SVTRACE_HIST_BUCKETS, v);
-	k = ((stream % SVTRACE_MAX_STREAMS) * (nr_ports - 1) + port - 1) * SVTRACE_HOPS + hop;
-	sh = bpf_map_lookup_elem(&shist, &k);
-	if (sh)
-		hist_put(&sh->sum, &sh->max, &sh->nmin, sh->bucket, hist_index(v, e, SVTRACE_SHIST_SUB_BITS),
-			 SVTRACE_SHIST_BUCKETS, v);
+	if (!h)
+		return;
+	i = hist_index(v, v >= 128 ? msb32(v) : 0, SVTRACE_HIST_SUB_BITS);
+	if (i < SVTRACE_HIST_BUCKETS)
+		__sync_fetch_and_add(&h->bucket[i], 1);
+	atomic_max(&h->max, v);
+	atomic_max(&h->nmin, ~v);
 }
 
 /*
@@ -1009,9 +1088,7 @@ static __always_inline int port_drop(const bool btf, struct sk_buff *skb, __u32 
 	if (!s || mac == MAC_UNSET)
 		return 0;
 	head = RD(btf, skb, head);
-	if (sv_parse(btf, head + mac, RD(btf, skb, tail) - mac, skb, &s->f, s->win) <= 0)
-		return 0;
-	if (stream_id(&s->f, false, &k.stream))
+	if (!sv_frame_id(btf, head + mac, RD(btf, skb, tail) - mac, skb, s, false, &k.stream))
 		return 0;
 	k.smpcnt = s->f.smpcnt;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -1086,8 +1163,19 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 		} else {
 			copy_fill(btf, &l->c, t, type, reason, now, skb, &f);
 			if (t->rx_tid) {
-				__builtin_memcpy(l->feeder_comm, t->rx_comm, SVTRACE_COMM_LEN);
-				__builtin_memcpy(l->holder_comm, t->rx_holder_comm, SVTRACE_COMM_LEN);
+				/* The names from the receiver's feeder slot; the holder's only while the slot
+				 * still names the holder seen at the receive. */
+				f = feeder_of(t->rx_tid);
+				if (f) {
+					__builtin_memcpy(l->feeder_comm, f->comm, SVTRACE_COMM_LEN);
+					if (f->holder_pid == t->rx_holder_pid)
+						__builtin_memcpy(l->holder_comm, f->holder_comm, SVTRACE_COMM_LEN);
+					else
+						__builtin_memset(l->holder_comm, 0, SVTRACE_COMM_LEN);
+				} else {
+					__builtin_memset(l->feeder_comm, 0, SVTRACE_COMM_LEN);
+					__builtin_memset(l->holder_comm, 0, SVTRACE_COMM_LEN);
+				}
 			} else {
 				bpf_get_current_comm(l->feeder_comm, SVTRACE_COMM_LEN);
 				if (f)
@@ -1150,7 +1238,8 @@ static __always_inline int on_switch(const bool btf, struct task_struct *prev, s
 	/* Nothing to do unless a feeder waits for this CPU or is switched in. */
 	f = feeder_of(ntid);
 	if (!c->pending_ns && !f) {
-		c->cur_start_ns = 0;
+		if (c->cur_start_ns)
+			c->cur_start_ns = 0;
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
@@ -1274,9 +1363,7 @@ int BPF_PROG(ovs_dp_upcall, void *dp, struct sk_buff *skb)
 	if (mac == MAC_UNSET)
 		return 0;
 	head = RD(btf, skb, head);
-	if (sv_parse(btf, head + mac, RD(btf, skb, tail) - mac, skb, &s->f, s->win) <= 0)
-		return 0;
-	if (stream_id(&s->f, false, &id))
+	if (!sv_frame_id(btf, head + mac, RD(btf, skb, tail) - mac, skb, s, false, &id))
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {

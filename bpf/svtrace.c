@@ -80,10 +80,10 @@ struct tracer {
 	size_t track_bytes;
 	uint32_t track_n;
 	volatile struct svtrace_hist *hist;		/* in-BPF histograms, mmap()ed (NULL: --record) */
-	volatile struct svtrace_shist *shist;
-	size_t hist_bytes, shist_bytes;
+	size_t hist_bytes;
 	struct svtrace_hist *hist_prev;			/* what was merged already */
-	struct svtrace_shist *shist_prev;
+	int64_t t_last_merge;
+	uint32_t scan_cursor;				/* next quarter of "track" to scan */
 	struct sv_stats *tmp;				/* one delta at a time */
 	uint32_t nids;		/* BPF stream ids below this may be in use */
 	struct svtrace_bpf *skel;
@@ -779,9 +779,18 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 	int fd = bpf_map__fd(t->skel->maps.tracked);
 	unsigned n = 0;
 
+	uint32_t from = 0, to = t->track_n;
+
+	/* A quarter of the table per pass (a full sweep every 2 s): reading all of it every 500 ms costs
+	 * more than the events (~2 MiB of cache lines BPF is writing). The final pass takes all. */
+	if (!all && t->track_n >= 4) {
+		from = t->scan_cursor;
+		to = from + t->track_n / 4;
+		t->scan_cursor = to >= t->track_n ? 0 : to;
+	}
 	/* The direct-mapped array, through mmap: a slot is released with the same compare-and-exchange
 	 * BPF claims it with, so a free racing with the scan is counted once. */
-	for (uint32_t i = 0; t->track && i < t->track_n; i++) {
+	for (uint32_t i = from; t->track && i < to; i++) {
 		volatile struct svtrace_track *v = &t->track[i];
 		uint64_t skb = v->skb;
 
@@ -814,32 +823,34 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 /* ---- in-BPF histograms -> svtrace_corr ---- */
 
 /*
- * The growth of one BPF histogram since the last merge, as an sv_stats in t->tmp (a coarse bucket's
- * count goes to the fine bucket of its middle). min/max: the exact running ones where they fall in
- * the delta's first/last bucket, else that bucket's bound. Returns the delta's count.
+ * The growth of BPF histogram @k since the last merge (32-bit buckets: modulo 2^32), as an sv_stats in
+ * t->tmp. The buckets are sv_stats' own. min/max: the exact running ones where they fall in the
+ * delta's first/last bucket, else that bucket's bound; the sum from the buckets' middles (BPF keeps
+ * none). Returns the delta's count.
  */
-static uint64_t hist_delta(struct tracer *t, const volatile __u64 *hdr, const volatile __u64 *cur,
-			   __u64 *prev_hdr, __u64 *prev, unsigned nb, unsigned sub)
+static uint64_t hist_delta(struct tracer *t, unsigned k)
 {
+	volatile struct svtrace_hist *c = &t->hist[k];
+	struct svtrace_hist *pv = &t->hist_prev[k];
 	struct sv_stats *st = t->tmp;
-	int64_t lo, hi, flo = 0, fhi = 0, llo = 0, lhi = 0, cmin, cmax;
-	uint64_t n = 0, sum = hdr[0], nmin = hdr[2];
+	int64_t lo, hi, flo = 0, fhi = 0, llo = 0, lhi = 0, cmin, cmax = (int64_t)c->max;
+	uint64_t n = 0, sum = 0, nmin = c->nmin;
 	bool first = true;
 
-	cmax = (int64_t)hdr[1];
 	sv_stats_init(st);
-	for (unsigned i = 0; i < nb; i++) {
-		uint64_t c = cur[i], d = c - prev[i];
+	for (unsigned i = 0; i < SVTRACE_HIST_BUCKETS; i++) {
+		uint32_t cur = c->bucket[i], d = cur - pv->bucket[i];
 		uint32_t fi;
 
 		if (!d)
 			continue;
-		prev[i] = c;
-		sv_stats_bucket_range(i, sub, &lo, &hi);
+		pv->bucket[i] = cur;
+		sv_stats_bucket_range(i, SVTRACE_HIST_SUB_BITS, &lo, &hi);
 		fi = sv_stats_index(lo + (hi - lo) / 2);
 		st->bucket[fi] += d;
 		if (fi + 1 > st->top)
 			st->top = fi + 1;
+		sum += (uint64_t)d * (uint64_t)(lo + (hi - lo) / 2);
 		n += d;
 		if (first) {
 			flo = lo;
@@ -849,75 +860,43 @@ static uint64_t hist_delta(struct tracer *t, const volatile __u64 *hdr, const vo
 		llo = lo;
 		lhi = hi;
 	}
-	st->sum_lo = sum - prev_hdr[0];
-	prev_hdr[0] = sum;
 	if (!n)
 		return 0;
 	cmin = nmin ? (int64_t)~nmin : flo;
+	st->sum_lo = sum;
 	st->count = n;
 	st->min = cmin >= flo && cmin <= fhi ? cmin : flo;
 	st->max = cmax >= llo && cmax <= lhi ? cmax : lhi;
 	return n;
 }
 
-/* Adds what BPF accounted since the last call to the port and stream statistics. */
+/* Adds what BPF accounted since the last call to the stream statistics and, summed, to the port's. */
 static void hists_merge(struct tracer *t)
 {
 	unsigned np = t->nports;
 
-	if (!t->hist || !t->shist)
+	if (!t->hist)
 		return;
-	for (unsigned p = 1; p <= np; p++) {
-		for (unsigned h = 0; h < SVTRACE_HOPS; h++) {
-			unsigned k = p * SVTRACE_HOPS + h;
-			volatile struct svtrace_hist *c = &t->hist[k];
-
-			if (hist_delta(t, &c->sum, c->bucket, &t->hist_prev[k].sum, t->hist_prev[k].bucket,
-				       SVTRACE_HIST_BUCKETS, SVTRACE_HIST_SUB_BITS))
-				svtrace_corr_hop_merge(t->corr, -1, p, h, t->tmp);
-		}
-	}
 	for (uint32_t id = 0; id < t->nids && id < SVTRACE_MAX_STREAMS; id++) {
 		struct tstream *s = stream_of(t, id);
 
 		for (unsigned p = 1; p <= np; p++) {
 			for (unsigned h = 0; h < SVTRACE_HOPS; h++) {
-				unsigned k = (id * np + p - 1) * SVTRACE_HOPS + h;
-				volatile struct svtrace_shist *c = &t->shist[k];
-
-				if (hist_delta(t, &c->sum, c->bucket, &t->shist_prev[k].sum,
-					       t->shist_prev[k].bucket, SVTRACE_SHIST_BUCKETS,
-					       SVTRACE_SHIST_SUB_BITS) && s)
+				if (!hist_delta(t, (id * np + p - 1) * SVTRACE_HOPS + h))
+					continue;
+				svtrace_corr_hop_merge(t->corr, -1, p, h, t->tmp);
+				if (s)
 					svtrace_corr_hop_merge(t->corr, s->corr, p, h, t->tmp);
 			}
 		}
 	}
 }
 
-/* Per-stream latencies from the coarser BPF histograms: the percentiles' error bound grows by half a
- * coarse bucket (value / 32 at most). */
-static int64_t coarse_err(int64_t v)
-{
-	unsigned e;
-
-	if (v < (2 << SVTRACE_SHIST_SUB_BITS))
-		return 0;
-	e = 63u - (unsigned)__builtin_clzll((uint64_t)v);
-	return (int64_t)1 << (e - SVTRACE_SHIST_SUB_BITS - 1);
-}
-
-static void json_lat(struct sv_json *j, struct tracer *t, const struct sv_stats *lat, bool coarse)
+static void json_lat(struct sv_json *j, const struct sv_stats *lat)
 {
 	struct sv_stats_summary s;
 
 	sv_stats_summarize(lat, &s);
-	if (coarse && t->hist && s.count) {
-		s.exact = false;
-		s.p50_err += coarse_err(s.p50);
-		s.p99_err += coarse_err(s.p99);
-		s.p999_err += coarse_err(s.p999);
-		s.p9999_err += coarse_err(s.p9999);
-	}
 	sv_stats_summary_json(j, &s);
 }
 
@@ -1081,7 +1060,7 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 				sv_json_kv_uint(&j, "missing", hs->missing);
 				sv_json_kv_uint(&j, "dropped", hs->dropped);
 				sv_json_key(&j, "latency_ns");
-				json_lat(&j, t, &hs->lat, true);
+				json_lat(&j, &hs->lat);
 				sv_json_object_end(&j);
 			}
 		}
@@ -1187,14 +1166,10 @@ static int maps_mmap(struct tracer *t)
 	t->hist = map_mmap(sk->maps.hist, &t->hist_bytes);
 	if (!t->hist)
 		return -errno;
-	t->shist = map_mmap(sk->maps.shist, &t->shist_bytes);
-	if (!t->shist)
-		return -errno;
-	/* Allocated once, here: nothing on the event path. */
+	/* Allocated once, here: nothing on the event path (pages of streams never seen stay untouched). */
 	t->hist_prev = calloc(bpf_map__max_entries(sk->maps.hist), sizeof(*t->hist_prev));
-	t->shist_prev = calloc(bpf_map__max_entries(sk->maps.shist), sizeof(*t->shist_prev));
 	t->tmp = malloc(sizeof(*t->tmp));
-	if (!t->hist_prev || !t->shist_prev || !t->tmp)
+	if (!t->hist_prev || !t->tmp)
 		return -ENOMEM;
 	return 0;
 }
@@ -1205,14 +1180,10 @@ static void maps_unmap(struct tracer *t)
 		munmap((void *)t->track, t->track_bytes);
 	if (t->hist)
 		munmap((void *)t->hist, t->hist_bytes);
-	if (t->shist)
-		munmap((void *)t->shist, t->shist_bytes);
 	free(t->hist_prev);
-	free(t->shist_prev);
 	free(t->tmp);
 	t->track = NULL;
 	t->hist = NULL;
-	t->shist = NULL;
 }
 
 static void choose_programs(struct tracer *t)
@@ -1288,13 +1259,11 @@ static int open_and_load(struct tracer *t)
 		bpf_map__set_max_entries(sk->maps.track, t->track_n);
 		sk->rodata->track_mask = t->track_n - 1;
 		bpf_map__set_max_entries(sk->maps.tracked, t->track_n / 8);
-		/* Histograms: per (port, hop), and per (stream, egress port, hop); --record: every copy is
-		 * an event (records are per frame), the histograms stay unused (one entry each). */
+		/* Histograms per (stream, egress port, hop); --record: every copy is an event (records are
+		 * per frame), the histograms stay unused (one entry). */
 		sk->rodata->per_frame = t->o.record ? 1 : 0;
-		if (!t->o.record) {
-			bpf_map__set_max_entries(sk->maps.hist, (t->nports + 1) * SVTRACE_HOPS);
-			bpf_map__set_max_entries(sk->maps.shist, SVTRACE_MAX_STREAMS * t->nports * SVTRACE_HOPS);
-		}
+		if (!t->o.record)
+			bpf_map__set_max_entries(sk->maps.hist, SVTRACE_MAX_STREAMS * t->nports * SVTRACE_HOPS);
 		if (t->o.svid) {
 			sk->rodata->svid_filter_len = (uint32_t)strlen(t->o.svid);
 			memcpy((void *)sk->rodata->svid_filter, t->o.svid, strlen(t->o.svid));
@@ -1447,7 +1416,7 @@ int main(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	t.t_start_mono = t.t_last_expire = t.t_last_live = mono_now();
+	t.t_start_mono = t.t_last_expire = t.t_last_live = t.t_last_merge = mono_now();
 	t_end = t.o.duration_ns ? t.t_start_mono + t.o.duration_ns : INT64_MAX;
 	while (!stop_flag) {
 		/* BPF never wakes us per event: sleep, then drain what waits (one pass). 10 ms with
@@ -1465,6 +1434,12 @@ int main(int argc, char **argv)
 			scan_inflight(&t, now, false);
 			scan_tracked(&t, now, false);
 			t.t_last_expire = now;
+		}
+		/* 32-bit BPF buckets: take their growth long before one can wrap */
+		if (now - t.t_last_merge >= SVTRACE_HIST_MERGE_S * SV_NSEC_PER_SEC) {
+			streams_sync(&t);
+			hists_merge(&t);
+			t.t_last_merge = now;
 		}
 		if (t.o.live && now - t.t_last_live >= t.o.interval_ns) {
 			print_live(&t);

@@ -13,7 +13,7 @@
  * T2a looks it up and stores skb -> (key, T1, T2a) in "track" (a direct-mapped array: slot = hash of the
  * skb address, claimed by compare-and-exchange of its tag; a slot held by another live skb falls back to
  * the hash "tracked", counted); T2b (the free) then either adds the copy's three hop latencies to the
- * histograms in BPF (maps "hist" per port and hop, "shist" per stream, port and hop: the default
+ * histograms in BPF (map "hist" per stream, port and hop; a port's is the sum of its streams': the default
  * summary and --live modes), or emits ONE fixed svtrace_copy event per frame and egress copy with all
  * three points (--record: records are per frame; and always for drops, late frames with their names,
  * latencies outside the histograms' range, missing frames, OVS upcalls). Streams get a small id in BPF
@@ -67,35 +67,26 @@
 #define SVTRACE_CNT_NR 12
 
 /*
- * In-BPF histograms (summary / --live modes). "hist": per (port, hop), the bucket index of sv_stats
- * (common/sv_stats.h: log-linear, 64 sub-buckets per power of two) so user space merges them exactly;
- * "shist": per (stream, port, hop) with 16 sub-buckets (4x fewer buckets: 256 streams x ports x 3 hops
- * must stay a few MiB), percentiles within 1/32 of the value. Values must be below
- * SVTRACE_HIST_LIMIT_NS (134 ms, far beyond any SV deadline): a copy with a larger (or negative) hop
- * goes to the ring as an event and is accounted exactly in user space. Updated with atomic adds
- * (shared, not per-CPU: memory does not grow with the CPU count); min and max exactly (max of ~min).
+ * In-BPF histograms (summary / --live modes): map "hist", one per (stream, egress port, hop), with the
+ * bucket index of sv_stats (common/sv_stats.h: log-linear, 64 sub-buckets per power of two), so user
+ * space merges them exactly; a port's histogram is the sum of its streams' (user space). Shared by
+ * all CPUs (memory does not grow with the CPU count: 256 streams x 3 hops x 5.5 KiB per egress port):
+ * one atomic add per value, min and max exact (max of ~min), no sum (the mean comes from the buckets).
+ * Buckets are 32-bit: user space takes the growth (modulo 2^32) at least every
+ * SVTRACE_HIST_MERGE_S seconds, far below the 2^32 / 14400 s (3.4 days) a bucket takes to wrap.
+ * Values must be below SVTRACE_HIST_LIMIT_NS (134 ms, far beyond any SV deadline): a copy with a
+ * larger (or negative) hop goes to the ring as an event and is accounted exactly in user space.
  */
 #define SVTRACE_HIST_LIMIT_NS (1ull << 27)
 #define SVTRACE_HIST_SUB_BITS 6		/* = SV_STATS_SUB_BITS */
 #define SVTRACE_HIST_BUCKETS 1408	/* index of SVTRACE_HIST_LIMIT_NS - 1, + 1 */
-#define SVTRACE_SHIST_SUB_BITS 4
-#define SVTRACE_SHIST_BUCKETS 384
+#define SVTRACE_HIST_MERGE_S 10
 #define SVTRACE_HOPS 3			/* T1-T2a, T2a-T2b, T1-T2b (svtrace_corr.h enum svtrace_hop) */
 
 struct svtrace_hist {
-	__u64 sum;
 	__u64 max;
 	__u64 nmin;		/* ~min (0: empty), so that both are a max */
-	__u64 pad;
-	__u64 bucket[SVTRACE_HIST_BUCKETS];
-};
-
-struct svtrace_shist {
-	__u64 sum;
-	__u64 max;
-	__u64 nmin;
-	__u64 pad;
-	__u64 bucket[SVTRACE_SHIST_BUCKETS];
+	__u32 bucket[SVTRACE_HIST_BUCKETS];
 };
 
 /* svtrace_stream_val.flags */
@@ -134,25 +125,24 @@ struct svtrace_inflight {
  * Map "track" value (and "tracked", the fallback hash keyed by skb): what the free needs, the frame's
  * points so far, plus the guest-side receiver if any. skb = the owner's address (0: free slot), claimed
  * with compare-and-exchange at T2a, released by the free that finds it (or by user space's timeout
- * scan, through mmap). 104 octets.
+ * scan, through mmap). 64 octets, one cache line: T2a writes it on the forwarding CPU and the free
+ * reads it on the consumer's, so its size is a cache-line transfer per copy. The names of the guest-side
+ * receiver and of its holder live in the feeder's slot (they matter only for late frames).
  */
 struct svtrace_track {
 	__u64 skb;
 	__u64 t1_ns, t2a_ns;
 	__u32 stream;
-	__u16 smpcnt, port;
+	__u16 smpcnt, port;	/* port: egress port index (its namespace is the filter's) */
 	__u32 tid1, tid2a;
 	__u16 cpu1, cpu2a;
 	__u16 vlan_tci, flags;
-	__u32 port_netns;	/* the egress port's namespace */
 	__u32 rx_tid;		/* guest-side receiver (0 none); the rx_* below valid only then */
 	__u32 rx_wait_ns, rx_holder_pid;
-	__u8 rx_holder_policy, rx_holder_prio, pad[6];
-	__u8 rx_comm[SVTRACE_COMM_LEN];
-	__u8 rx_holder_comm[SVTRACE_COMM_LEN];
+	__u8 rx_holder_policy, rx_holder_prio, pad[2];
 };
 
-#define SVTRACE_TRACK_SIZE 104
+#define SVTRACE_TRACK_SIZE 64
 
 /*
  * One event per frame and egress copy (and MISSING/PORT_DROP/UPCALL). Times are bpf_ktime_get_ns()
