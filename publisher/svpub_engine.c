@@ -82,6 +82,10 @@ struct svpub {
 	uint32_t tid;
 	/* statistics */
 	struct sv_stats lateness, tx_lateness, sec_lateness;
+	/* Lateness of the wake-ups from clock_nanosleep only: a deadline already past when the loop comes
+	 * round (the backlog after a stall) is in `lateness` but not here. This is what cyclictest measures
+	 * (it skips the periods it missed), so the two compare like with like. */
+	struct sv_stats wakeup;
 	struct svpub_totals tot;
 	int64_t next_status_ns;
 	uint64_t status_frames;
@@ -462,6 +466,7 @@ int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
 	for (;;) {
 		int64_t d = INT64_MAX, t_wake;
 		unsigned nslots = 0;
+		bool slept = false;
 
 		if (*stop)
 			break;
@@ -484,9 +489,12 @@ int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
 					ret = -r;
 					break;
 				}
+				slept = true;
 			}
 			t_wake = now_ns(p);
 			sv_stats_add(&p->lateness, t_wake - d);
+			if (slept)
+				sv_stats_add(&p->wakeup, t_wake - d);
 			sv_stats_add(&p->sec_lateness, t_wake - d);
 			/* Streams are stored sorted by queue: the batch comes out grouped by socket. */
 			for (unsigned i = 0; i < p->n; i++) {
@@ -561,6 +569,7 @@ int svpub_create(struct svpub **pp, const struct svpub_config *c)
 	p->clock = c->clock == SVPUB_CLOCK_REALTIME ? SV_CLOCK_REALTIME : SV_CLOCK_TAI;
 	sv_clock_posix_id(p->clock, &p->cid);
 	sv_stats_init(&p->lateness);
+	sv_stats_init(&p->wakeup);
 	sv_stats_init(&p->tx_lateness);
 	sv_stats_init(&p->sec_lateness);
 	if (!sv_clock_sync_read(&sync)) {
@@ -780,6 +789,22 @@ void svpub_print_summary(const struct svpub *p, FILE *f)
 	}
 }
 
+/* The non-empty sv_stats buckets as [lo, hi, count]: values in [lo, hi] ns, width <= lo / 64 (sv_stats.h). */
+static void hist_json(struct sv_json *j, const struct sv_stats *h)
+{
+	sv_json_array_begin(j);
+	for (uint32_t b = 0; b < h->top; b++) {
+		if (!h->bucket[b])
+			continue;
+		sv_json_array_begin(j);
+		sv_json_int(j, sv_stats_bucket_lo(b));
+		sv_json_int(j, sv_stats_bucket_hi(b));
+		sv_json_uint(j, h->bucket[b]);
+		sv_json_array_end(j);
+	}
+	sv_json_array_end(j);
+}
+
 int svpub_print_json(const struct svpub *p, FILE *f)
 {
 	struct sv_json j;
@@ -810,6 +835,14 @@ int svpub_print_json(const struct svpub *p, FILE *f)
 	sv_stats_json(&j, &p->lateness);
 	sv_json_key(&j, "tx_lateness_ns");
 	sv_stats_json(&j, &p->tx_lateness);
+	sv_json_key(&j, "wakeup_lateness_ns");
+	sv_stats_json(&j, &p->wakeup);
+	/* The histograms themselves, so that runs can be pooled exactly (the percentiles of a pooled set
+	 * are not a function of the runs' percentiles). */
+	sv_json_key(&j, "lateness_hist_ns");
+	hist_json(&j, &p->lateness);
+	sv_json_key(&j, "wakeup_lateness_hist_ns");
+	hist_json(&j, &p->wakeup);
 	sv_json_key(&j, "per_stream");
 	sv_json_array_begin(&j);
 	for (unsigned i = 0; i < p->n; i++) {
