@@ -852,11 +852,15 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	struct sv_scratch *s;
 	struct sv_track tr, *t;
 	struct sv_t1_cache *c;
-	__u32 ifindex, netns, bit, zero = 0, idx;
+	__u32 ifindex, netns, bit, zero = 0, idx, len;
 	__u64 key, old;
 	unsigned char *head, *data;
 	__u8 b[2];
 
+	/* Non-SV traffic toward the guests leaves here (before any clock read or cache check: a recycled
+	 * buffer of the last T1 can carry another frame). */
+	if (!proto_maybe_sv(btf, skb))
+		return 0;
 	dev_id(btf, dev, &ifindex, &netns);
 	p = port_find(netns, ifindex, 1);
 	if (p < 1)
@@ -867,11 +871,14 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	__builtin_memset(&tr, 0, sizeof(tr));
 	tr.t2a_ns = bpf_ktime_get_ns();
 	head = RD(btf, skb, head);
+	data = RD(btf, skb, data);
+	len = RD(btf, skb, tail) - (__u32)(data - head);
 	c = bpf_map_lookup_elem(&t1_cache, &zero);
 	if (c && c->head == (__u64)head && tr.t2a_ns - c->t1_ns < T1_CACHE_NS &&
 	    !bpf_probe_read_kernel(b, sizeof(b), (const void *)c->smp_addr) &&
 	    (((__u16)b[0] << 8) | b[1]) == c->smpcnt) {
-		/* The frame of the last T1 on this CPU (same buffer, same smpCnt in place). */
+		/* The frame of the last T1 on this CPU (same buffer, same smpCnt in place; an 802.1Q tag
+		 * moved in or out of the frame by the bridge changes the length, so that is not compared). */
 		k.stream = c->stream;
 		k.smpcnt = c->smpcnt;
 		tr.vlan_tci = c->vlan_tci;
@@ -880,8 +887,7 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 		s = scratch_get();
 		if (!s)
 			return 0;
-		data = RD(btf, skb, data);
-		if (!sv_frame_id(btf, data, RD(btf, skb, tail) - (__u32)(data - head), skb, s, false, &k.stream))
+		if (!sv_frame_id(btf, data, len, skb, s, false, &k.stream))
 			return 0;
 		k.smpcnt = s->f.smpcnt;
 		tr.vlan_tci = s->f.vlan_tci;
