@@ -261,8 +261,7 @@ struct sv_frame {
 	struct svtrace_stream_key key;
 	__u32 smpcnt;
 	__u16 vlan_tci, flags;
-	__u32 smp_off;		/* offset of smpCnt's value octets from the MAC header */
-	__u32 smp_pos;		/* the same in the parse window (which starts at the EtherType) */
+	__u32 smp_pos;		/* where smpCnt's value starts in the parse window (from the EtherType) */
 };
 
 /* The last T1 on this CPU. The bridge (or tap) forwards in the same softirq, so T2a of that frame
@@ -502,7 +501,6 @@ static __always_inline int sv_walk(const bool btf, const struct sk_buff *skb, co
 		goto bad;
 	f->smpcnt = ((__u32)w[(pos + 2) & WMASK] << 8) | w[(pos + 3) & WMASK];
 	f->smp_pos = pos + 2;
-	f->smp_off = 12 + pos + 2;
 	return 1;
 bad:
 	count(SVTRACE_CNT_PARSE_ERR);
@@ -610,6 +608,17 @@ struct {
 	__type(value, struct sv_shape);
 } scache SEC(".maps");
 
+/* Word @i of the window's first @len octets, zero beyond them: a shape as stored and as compared. */
+static __always_inline __u64 prefix_word(const __u8 *w, __u32 i, __u32 len)
+{
+	__u64 x;
+
+	if (i * 8 >= len)
+		return 0;
+	x = *(const __u64 *)(w + i * 8);
+	return len - i * 8 < 8 ? low_octets(x, len - i * 8) : x;
+}
+
 /*
  * The frame at kernel address @l2 (@avail linear octets): stream id and smpCnt into s->f (key only on a
  * cache miss). Returns 1 for a traced SV frame, 0 otherwise (not SV, filtered, unparseable: counted).
@@ -622,7 +631,7 @@ static __always_inline int sv_frame_id(const bool btf, const __u8 *l2, __u32 ava
 	__u8 *w = s->win;
 	struct sv_shape *e;
 	__u32 n, b, ci, len, filtered;
-	__u64 *fr, x;
+	__u64 *fr;
 
 	n = sv_read(l2, avail, w);
 	if (!n)
@@ -634,22 +643,15 @@ static __always_inline int sv_frame_id(const bool btf, const __u8 *l2, __u32 ava
 		return 0;
 	len = e->len;
 	if (len && len <= SHAPE_WORDS * 8 && len + 2 <= n) {
-		for (__u32 i = 0; i < SHAPE_WORDS; i++) {
-			if (i * 8 >= len)
-				break;
-			x = *(const __u64 *)(w + i * 8) ^ e->pre[i];
-			if (len - i * 8 < 8)
-				x = low_octets(x, len - i * 8);
-			if (x)
+		for (__u32 i = 0; i < SHAPE_WORDS && i * 8 < len; i++)
+			if (prefix_word(w, i, len) != e->pre[i])
 				goto walk;
-		}
 		if (e->filtered) {
 			count(SVTRACE_CNT_FILTERED);
 			return 0;
 		}
 		f->smpcnt = ((__u32)w[len & WMASK] << 8) | w[(len + 1) & WMASK];
 		f->smp_pos = len;
-		f->smp_off = 12 + len;
 		f->flags = e->flags;
 		f->vlan_tci = e->vlan_tci;
 		if (!(f->flags & SVTRACE_F_VLAN_INBAND) && RD(btf, skb, vlan_all)) {
@@ -666,15 +668,8 @@ walk:
 		return 0;
 	len = f->smp_pos;
 	if (len <= SHAPE_WORDS * 8) {
-		for (__u32 i = 0; i < SHAPE_WORDS; i++) {
-			x = 0;
-			if (i * 8 < len) {
-				x = *(const __u64 *)(w + i * 8);
-				if (len - i * 8 < 8)
-					x = low_octets(x, len - i * 8);
-			}
-			e->pre[i] = x;
-		}
+		for (__u32 i = 0; i < SHAPE_WORDS; i++)
+			e->pre[i] = prefix_word(w, i, len);
 		e->len = len;
 		e->id = *id;
 		e->flags = f->flags & (SVTRACE_F_VLAN_INBAND | SVTRACE_F_SVID_TRUNC);
@@ -834,7 +829,7 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 	c = bpf_map_lookup_elem(&t1_cache, &zero);
 	if (c) {
 		c->head = (__u64)head;
-		c->smp_addr = (__u64)(head + mac + s->f.smp_off);
+		c->smp_addr = (__u64)(head + mac + 12 + s->f.smp_pos);	/* the window starts at the EtherType */
 		c->t1_ns = now;
 		c->stream = k.stream;
 		c->smpcnt = (__u16)k.smpcnt;
@@ -852,7 +847,7 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	struct sv_scratch *s;
 	struct sv_track tr, *t;
 	struct sv_t1_cache *c;
-	__u32 ifindex, netns, bit, zero = 0, idx, len;
+	__u32 ifindex, netns, bit, zero = 0, idx;
 	__u64 key, old;
 	unsigned char *head, *data;
 	__u8 b[2];
@@ -871,14 +866,11 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	__builtin_memset(&tr, 0, sizeof(tr));
 	tr.t2a_ns = bpf_ktime_get_ns();
 	head = RD(btf, skb, head);
-	data = RD(btf, skb, data);
-	len = RD(btf, skb, tail) - (__u32)(data - head);
 	c = bpf_map_lookup_elem(&t1_cache, &zero);
 	if (c && c->head == (__u64)head && tr.t2a_ns - c->t1_ns < T1_CACHE_NS &&
 	    !bpf_probe_read_kernel(b, sizeof(b), (const void *)c->smp_addr) &&
 	    (((__u16)b[0] << 8) | b[1]) == c->smpcnt) {
-		/* The frame of the last T1 on this CPU (same buffer, same smpCnt in place; an 802.1Q tag
-		 * moved in or out of the frame by the bridge changes the length, so that is not compared). */
+		/* The frame of the last T1 on this CPU (same buffer, same smpCnt in place). */
 		k.stream = c->stream;
 		k.smpcnt = c->smpcnt;
 		tr.vlan_tci = c->vlan_tci;
@@ -887,7 +879,8 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 		s = scratch_get();
 		if (!s)
 			return 0;
-		if (!sv_frame_id(btf, data, len, skb, s, false, &k.stream))
+		data = RD(btf, skb, data);
+		if (!sv_frame_id(btf, data, RD(btf, skb, tail) - (__u32)(data - head), skb, s, false, &k.stream))
 			return 0;
 		k.smpcnt = s->f.smpcnt;
 		tr.vlan_tci = s->f.vlan_tci;

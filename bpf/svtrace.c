@@ -778,7 +778,6 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 	struct svtrace_track tp;
 	int fd = bpf_map__fd(t->skel->maps.tracked);
 	unsigned n = 0;
-
 	uint32_t from = 0, to = t->track_n;
 
 	/* A quarter of the table per pass (a full sweep every 2 s): reading all of it every 500 ms costs
@@ -824,50 +823,36 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 
 /*
  * The growth of BPF histogram @k since the last merge (32-bit buckets: modulo 2^32), as an sv_stats in
- * t->tmp. The buckets are sv_stats' own. min/max: the exact running ones where they fall in the
- * delta's first/last bucket, else that bucket's bound; the sum from the buckets' middles (BPF keeps
- * none). Returns the delta's count.
+ * t->tmp. The buckets are sv_stats' own; each bucket's growth is added at its middle (the sum: BPF keeps
+ * none); min/max: the exact running ones where they fall in the delta's first/last bucket, else that
+ * bucket's bound.
+ * Returns the delta's count.
  */
 static uint64_t hist_delta(struct tracer *t, unsigned k)
 {
 	volatile struct svtrace_hist *c = &t->hist[k];
 	struct svtrace_hist *pv = &t->hist_prev[k];
 	struct sv_stats *st = t->tmp;
-	int64_t lo, hi, flo = 0, fhi = 0, llo = 0, lhi = 0, cmin, cmax = (int64_t)c->max;
-	uint64_t n = 0, sum = 0, nmin = c->nmin;
-	bool first = true;
+	int64_t cmin = c->nmin ? (int64_t)~c->nmin : -1, cmax = (int64_t)c->max;
+	uint32_t first = UINT32_MAX, last = 0;
 
 	sv_stats_init(st);
-	for (unsigned i = 0; i < SVTRACE_HIST_BUCKETS; i++) {
+	for (uint32_t i = 0; i < SVTRACE_HIST_BUCKETS; i++) {
 		uint32_t cur = c->bucket[i], d = cur - pv->bucket[i];
-		uint32_t fi;
 
 		if (!d)
 			continue;
 		pv->bucket[i] = cur;
-		sv_stats_bucket_range(i, SVTRACE_HIST_SUB_BITS, &lo, &hi);
-		fi = sv_stats_index(lo + (hi - lo) / 2);
-		st->bucket[fi] += d;
-		if (fi + 1 > st->top)
-			st->top = fi + 1;
-		sum += (uint64_t)d * (uint64_t)(lo + (hi - lo) / 2);
-		n += d;
-		if (first) {
-			flo = lo;
-			fhi = hi;
-			first = false;
-		}
-		llo = lo;
-		lhi = hi;
+		sv_stats_add_n(st, sv_stats_bucket_lo(i) + (sv_stats_bucket_hi(i) - sv_stats_bucket_lo(i)) / 2, d);
+		if (first == UINT32_MAX)
+			first = i;
+		last = i;
 	}
-	if (!n)
+	if (!st->count)
 		return 0;
-	cmin = nmin ? (int64_t)~nmin : flo;
-	st->sum_lo = sum;
-	st->count = n;
-	st->min = cmin >= flo && cmin <= fhi ? cmin : flo;
-	st->max = cmax >= llo && cmax <= lhi ? cmax : lhi;
-	return n;
+	st->min = cmin >= sv_stats_bucket_lo(first) && cmin <= sv_stats_bucket_hi(first) ? cmin : sv_stats_bucket_lo(first);
+	st->max = cmax >= sv_stats_bucket_lo(last) && cmax <= sv_stats_bucket_hi(last) ? cmax : sv_stats_bucket_hi(last);
+	return st->count;
 }
 
 /* Adds what BPF accounted since the last call to the stream statistics and, summed, to the port's. */

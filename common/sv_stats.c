@@ -488,6 +488,21 @@ int sv_stats_json(struct sv_json *j, const struct sv_stats *h)
 	return sv_stats_summary_json(j, &s);
 }
 
+int sv_stats_buckets_json(struct sv_json *j, const struct sv_stats *h)
+{
+	sv_json_array_begin(j);
+	for (uint32_t b = 0; b < h->top; b++) {
+		if (!h->bucket[b])
+			continue;
+		sv_json_array_begin(j);
+		sv_json_int(j, sv_stats_bucket_lo(b));
+		sv_json_int(j, sv_stats_bucket_hi(b));
+		sv_json_uint(j, h->bucket[b]);
+		sv_json_array_end(j);
+	}
+	return sv_json_array_end(j);
+}
+
 /* ---- Serialisation ---------------------------------------------------------------------------- */
 
 #define SER_VERSION 1

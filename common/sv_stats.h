@@ -172,6 +172,9 @@ int sv_stats_print_log2(const struct sv_stats *h, FILE *f, int64_t unit_ns, cons
 int sv_stats_summary_json(struct sv_json *j, const struct sv_stats_summary *s);
 /* Same, from a histogram. */
 int sv_stats_json(struct sv_json *j, const struct sv_stats *h);
+/* The histogram itself: its non-empty buckets as an array of [lo, hi, count] (values in [lo, hi] ns),
+ * so that histograms can be pooled exactly elsewhere. Returns sv_json's sticky error. */
+int sv_stats_buckets_json(struct sv_json *j, const struct sv_stats *h);
 
 /* ---- Serialisation (per-second summaries in records) ----------------------------------------- */
 

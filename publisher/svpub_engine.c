@@ -789,22 +789,6 @@ void svpub_print_summary(const struct svpub *p, FILE *f)
 	}
 }
 
-/* The non-empty sv_stats buckets as [lo, hi, count]: values in [lo, hi] ns, width <= lo / 64 (sv_stats.h). */
-static void hist_json(struct sv_json *j, const struct sv_stats *h)
-{
-	sv_json_array_begin(j);
-	for (uint32_t b = 0; b < h->top; b++) {
-		if (!h->bucket[b])
-			continue;
-		sv_json_array_begin(j);
-		sv_json_int(j, sv_stats_bucket_lo(b));
-		sv_json_int(j, sv_stats_bucket_hi(b));
-		sv_json_uint(j, h->bucket[b]);
-		sv_json_array_end(j);
-	}
-	sv_json_array_end(j);
-}
-
 int svpub_print_json(const struct svpub *p, FILE *f)
 {
 	struct sv_json j;
@@ -840,9 +824,9 @@ int svpub_print_json(const struct svpub *p, FILE *f)
 	/* The histograms themselves, so that runs can be pooled exactly (the percentiles of a pooled set
 	 * are not a function of the runs' percentiles). */
 	sv_json_key(&j, "lateness_hist_ns");
-	hist_json(&j, &p->lateness);
+	sv_stats_buckets_json(&j, &p->lateness);
 	sv_json_key(&j, "wakeup_lateness_hist_ns");
-	hist_json(&j, &p->wakeup);
+	sv_stats_buckets_json(&j, &p->wakeup);
 	sv_json_key(&j, "per_stream");
 	sv_json_array_begin(&j);
 	for (unsigned i = 0; i < p->n; i++) {
