@@ -877,14 +877,6 @@ static void hists_merge(struct tracer *t)
 	}
 }
 
-static void json_lat(struct sv_json *j, const struct sv_stats *lat)
-{
-	struct sv_stats_summary s;
-
-	sv_stats_summarize(lat, &s);
-	sv_stats_summary_json(j, &s);
-}
-
 /* ---- output ---- */
 
 static uint64_t counter_sum(struct tracer *t, uint32_t idx)
@@ -1045,7 +1037,7 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 				sv_json_kv_uint(&j, "missing", hs->missing);
 				sv_json_kv_uint(&j, "dropped", hs->dropped);
 				sv_json_key(&j, "latency_ns");
-				json_lat(&j, &hs->lat);
+				sv_stats_json(&j, &hs->lat);
 				sv_json_object_end(&j);
 			}
 		}
