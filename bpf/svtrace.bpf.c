@@ -48,6 +48,20 @@ const volatile __u32 port_netns[SVTRACE_MAX_PORTS] = {};
 /* Direct BTF loads in tp_btf programs (plain loads, no helper call); CO-RE probe reads in raw_tp. */
 #define RD(b, src, fld) ((b) ? (src)->fld : BPF_CORE_READ(src, fld))
 
+/* A task's name (16 octets, NUL-terminated by the kernel): two plain loads in tp_btf, a probe read in
+ * raw_tp. @dst is 8-octet aligned. */
+static __always_inline void task_comm(const bool btf, const struct task_struct *p, __u8 *dst)
+{
+	if (btf) {
+		const __u64 *src = (const __u64 *)p->comm;
+
+		((__u64 *)dst)[0] = src[0];
+		((__u64 *)dst)[1] = src[1];
+	} else {
+		bpf_probe_read_kernel_str(dst, SVTRACE_COMM_LEN, &p->comm);
+	}
+}
+
 /* Feeder slots: a direct-mapped array indexed by tid & FEEDER_MASK (the tid is the slot's tag).
  * others. Plain .bss array: no helper call. */
 #define FEEDER_MASK 4095
@@ -637,7 +651,7 @@ static __always_inline int sv_frame_id(const bool btf, const __u8 *l2, __u32 ava
 	if (!n)
 		return 0;
 	b = pdu_base(w);
-	ci = w[b & WMASK] & SCACHE_MASK;	/* APPID's low octet */
+	ci = w[(b + 1) & WMASK] & SCACHE_MASK;	/* APPID's low octet (APPIDs of a site differ there) */
 	e = bpf_map_lookup_elem(&scache, &ci);
 	if (!e)
 		return 0;
@@ -662,6 +676,7 @@ static __always_inline int sv_frame_id(const bool btf, const __u8 *l2, __u32 ava
 		goto found;
 	}
 walk:
+	count(SVTRACE_CNT_WALKS);
 	if (sv_walk(btf, skb, w, n, f) <= 0)
 		return 0;
 	if (stream_id(f, id, &filtered))
@@ -704,7 +719,7 @@ static __always_inline void task_prio(const bool btf, const struct task_struct *
 		kp = RD(btf, p, prio);
 		*prio = kp >= 100 ? (__u8)(kp - 100) : 0;
 	}
-	bpf_probe_read_kernel_str(comm, SVTRACE_COMM_LEN, &p->comm);
+	task_comm(btf, p, comm);
 }
 
 /* Makes the current thread a feeder (its wake-ups are then tracked) and returns its state; NULL the

@@ -984,6 +984,7 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 	sv_json_kv_uint(&j, "events", t->events);
 	sv_json_kv_uint(&j, "events_lost", counter_sum(t, SVTRACE_CNT_LOST));
 	sv_json_kv_uint(&j, "parse_errors", counter_sum(t, SVTRACE_CNT_PARSE_ERR));
+	sv_json_kv_uint(&j, "frames_walked", counter_sum(t, SVTRACE_CNT_WALKS));
 	sv_json_kv_uint(&j, "track_full", counter_sum(t, SVTRACE_CNT_TRACK_FULL));
 	sv_json_kv_uint(&j, "stale_skbs", counter_sum(t, SVTRACE_CNT_STALE));
 	sv_json_kv_uint(&j, "ovs_upcalls_frames", t->upcalls);

@@ -55,7 +55,7 @@
 #define SVTRACE_CNT_LOST 0		/* ring buffer reservation failed: event lost */
 #define SVTRACE_CNT_PARSE_ERR 1		/* 0x88BA frame whose savPdu could not be walked */
 #define SVTRACE_CNT_TRACK_FULL 2	/* skb / frame tracking map update failed */
-#define SVTRACE_CNT_SV_SEEN 3		/* SV frames parsed on filtered ports */
+#define SVTRACE_CNT_WALKS 3		/* savPdu walks: the frame's shape was not in the per-CPU cache */
 #define SVTRACE_CNT_FILTERED 4		/* SV frames rejected by the APPID filter */
 #define SVTRACE_CNT_STALE 5		/* tracked skb freed after the staleness bound: ignored */
 #define SVTRACE_CNT_OVS_ACTION 6	/* openvswitch:ovs_do_execute_action hits (optional probe) */

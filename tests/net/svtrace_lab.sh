@@ -86,6 +86,11 @@ hops)
 	echo "sent $SENT, guest receivers got $(cat "$TMP/r1") and $(cat "$TMP/r2")"
 	[ "$(J "d['events_lost']")" = 0 ] || fail "events lost: $(J "d['events_lost']")"
 	[ "$(J "len(d['streams'])")" = 8 ] || fail "expected 8 streams, got $(J "len(d['streams'])")"
+	# APPIDs 0x4000..0x4007 take distinct slots of the per-CPU shape cache: each stream's savPdu is
+	# walked once per CPU (plus a few races), not once per frame.
+	walked=$(J "d['frames_walked']")
+	echo "  savPdu walks: $walked (shape-cache misses)"
+	[ "$walked" -le $((8 * $(nproc) * 2)) ] || fail "$walked savPdu walks for 8 streams: the shape cache misses"
 	for p in vm1p vm2p; do
 		for h in "T1 T2a" "T2a T2b" "T1 T2b"; do
 			set -- $h
