@@ -76,14 +76,18 @@ hop() {	# egress from to field
 }
 
 case "$PHASE" in
-hops)
-	recv_start "$NS_V1" vm1 16 "$TMP/r1"
-	recv_start "$NS_V2" vm2 16 "$TMP/r2"
-	trace_start 15
-	SENT=$(send 10) || fail "sender failed"
+hops | hops_raw_tp)
+	# hops_raw_tp: the same on the raw_tp programs (kernels without vmlinux BTF), 3 s of traffic
+	secs=10; mode=tp_btf; set --
+	[ "$PHASE" = hops_raw_tp ] && { secs=3; mode=raw_tp; set -- --raw-tp; }
+	recv_start "$NS_V1" vm1 $((secs + 6)) "$TMP/r1"
+	recv_start "$NS_V2" vm2 $((secs + 6)) "$TMP/r2"
+	trace_start $((secs + 5)) "$@"
+	SENT=$(send $secs) || fail "sender failed"
 	trace_wait
 	wait
 	echo "sent $SENT, guest receivers got $(cat "$TMP/r1") and $(cat "$TMP/r2")"
+	[ "$(J "d['probes']['base']")" = $mode ] || fail "programs attached as $(J "d['probes']['base']"), not $mode"
 	[ "$(J "d['events_lost']")" = 0 ] || fail "events lost: $(J "d['events_lost']")"
 	[ "$(J "len(d['streams'])")" = 8 ] || fail "expected 8 streams, got $(J "len(d['streams'])")"
 	# APPIDs 0x4000..0x4007 take distinct slots of the per-CPU shape cache: each stream's savPdu is
@@ -110,7 +114,7 @@ hops)
 	# per-stream, per-VM: every stream reached each VM exactly as often as it was sent
 	J "all(h['frames']==${SENT}//8 for s in d['streams'] for h in s['hops'])" | grep -q True ||
 		fail "per-stream per-VM counts differ from the sender's"
-	echo "PASS: svtrace hops: $SENT frames seen at T1, T2a and T2b of both guests, latencies ordered"
+	echo "PASS: svtrace hops ($mode): $SENT frames seen at T1, T2a and T2b of both guests, latencies ordered"
 	;;
 drop)
 	ip netns exec "$NS_V2" tc qdisc add dev vm2 clsact || skip "tc clsact unavailable"
