@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Helpers for svtrace's network tests (no third-party modules).
 
-  send IF STREAMS RATE SECONDS [--vlan VID] [--svid-len N]   AF_PACKET sender of 9-2LE frames, paced per ms;
-                                                             prints the number of frames sent per stream
+  send IF STREAMS RATE SECONDS [--vlan VID] [--svid-len N] [--appid A]
+                                                             AF_PACKET sender of 9-2LE frames, paced per ms;
+                                                             stream k: APPID 0x4000 + k (or A for all),
+                                                             destination MAC 01:0C:CD:04:00:k; prints the
+                                                             number of frames sent per stream
   recv IF SECONDS                                            AF_PACKET receiver of 0x88BA; prints the count
 Only a development stand-in for svpub/svsub: the final tests use them when they are built.
 """
@@ -24,12 +27,12 @@ def tlv(tag, body):
     return bytes([tag]) + ber_len(len(body)) + body
 
 
-def frame(appid, svid, smpcnt, vlan=None):
+def frame(appid, svid, smpcnt, vlan=None, mac_lo=None):
     asdu = (tlv(0x80, svid) + tlv(0x82, struct.pack(">H", smpcnt)) + tlv(0x83, struct.pack(">I", 1)) +
             tlv(0x85, b"\x02") + tlv(0x87, bytes(64)))
     pdu = tlv(0x60, tlv(0x80, b"\x01") + tlv(0xA2, tlv(0x30, asdu)))
     sv = struct.pack(">HHHH", appid, 8 + len(pdu), 0, 0) + pdu
-    dst = bytes([0x01, 0x0C, 0xCD, 0x04, 0x00, appid & 0xFF])
+    dst = bytes([0x01, 0x0C, 0xCD, 0x04, 0x00, (appid if mac_lo is None else mac_lo) & 0xFF])
     src = bytes([0x02, 0, 0, 0, 0, 1])
     if vlan is not None:
         return dst + src + struct.pack(">HH", 0x8100, (4 << 13) | vlan) + struct.pack(">H", ETH_P_SV) + sv
@@ -44,6 +47,9 @@ def send(args):
         vlan = int(args[args.index("--vlan") + 1])
     if "--svid-len" in args:
         svid_len = int(args[args.index("--svid-len") + 1])
+    appid = None
+    if "--appid" in args:
+        appid = int(args[args.index("--appid") + 1], 0)
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((ifname, 0))
     svids = []
@@ -61,7 +67,7 @@ def send(args):
         while sent < due:
             cnt = sent % rate
             for k in range(streams):
-                s.send(frame(0x4000 + k, svids[k], cnt, vlan))
+                s.send(frame(0x4000 + k if appid is None else appid, svids[k], cnt, vlan, k))
             sent += 1
         time.sleep(0.0005)
     print(sent)

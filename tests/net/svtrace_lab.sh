@@ -302,7 +302,33 @@ tagged)
 	done
 	echo "PASS: svtrace tagged: $SENT tagged frames with long svIDs counted once at every hop of both guests"
 	;;
+shared_appid)
+	# 8 streams under one APPID (0x4000, a common plan), told apart by svID and destination MAC: 8
+	# streams (the key is APPID + whole svID), every copy counted once at every hop. They share one slot
+	# of the per-CPU shape cache (picked by the APPID), so their frames are walked: counted, not bounded.
+	recv_start "$NS_V1" vm1 8 "$TMP/r1"
+	recv_start "$NS_V2" vm2 8 "$TMP/r2"
+	trace_start 7
+	n=$(ip netns exec "$NS_P" python3 "$LAB" send p0 8 1000 3 --appid 0x4000) || fail "sender failed"
+	SENT=$((n * 8))
+	trace_wait
+	wait
+	echo "sent $SENT frames of 8 streams under APPID 0x4000, guest receivers got $(cat "$TMP/r1") and $(cat "$TMP/r2")"
+	[ "$(J "len(d['streams'])")" = 8 ] || fail "expected 8 streams, got $(J "len(d['streams'])")"
+	J "all(s['appid'] == 0x4000 for s in d['streams'])" | grep -q True || fail "APPIDs not 0x4000: $(J "[s['appid'] for s in d['streams']]")"
+	for p in vm1p vm2p; do
+		for h in "T1 T2a" "T2a T2b" "T1 T2b"; do
+			set -- $h
+			f=$(hop $p "$1" "$2" "['frames']"); m=$(hop $p "$1" "$2" "['missing']")
+			[ "$f" = "$SENT" ] && [ "$m" = 0 ] || fail "$p $1-$2: $f frames (missing $m), sender sent $SENT"
+		done
+	done
+	walked=$(J "d['frames_walked']")
+	echo "  savPdu walks: $walked (one shape-cache slot for the 8 streams)"
+	[ "$walked" -gt 0 ] || fail "no savPdu walk counted"
+	echo "PASS: svtrace shared_appid: 8 streams under one APPID kept apart, $SENT frames at every hop"
+	;;
 *)
-	echo "usage: $0 hops|drop|late|overflow|record|live|errors|tagged"; exit 2 ;;
+	echo "usage: $0 hops|hops_raw_tp|drop|late|overflow|record|live|errors|tagged|shared_appid"; exit 2 ;;
 esac
 exit 0
