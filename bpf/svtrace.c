@@ -833,7 +833,7 @@ static uint64_t hist_delta(struct tracer *t, unsigned k)
 	volatile struct svtrace_hist *c = &t->hist[k];
 	struct svtrace_hist *pv = &t->hist_prev[k];
 	struct sv_stats *st = t->tmp;
-	int64_t cmin = c->nmin ? (int64_t)~c->nmin : -1, cmax = (int64_t)c->max;
+	int64_t cmin = c->nmin ? (int64_t)~c->nmin : -1, cmax = (int64_t)c->max, lo, hi;
 	uint32_t first = UINT32_MAX, last = 0;
 
 	sv_stats_init(st);
@@ -843,15 +843,18 @@ static uint64_t hist_delta(struct tracer *t, unsigned k)
 		if (!d)
 			continue;
 		pv->bucket[i] = cur;
-		sv_stats_add_n(st, sv_stats_bucket_lo(i) + (sv_stats_bucket_hi(i) - sv_stats_bucket_lo(i)) / 2, d);
+		lo = sv_stats_bucket_lo(i);
+		sv_stats_add_n(st, lo + (sv_stats_bucket_hi(i) - lo) / 2, d);
 		if (first == UINT32_MAX)
 			first = i;
 		last = i;
 	}
 	if (!st->count)
 		return 0;
-	st->min = cmin >= sv_stats_bucket_lo(first) && cmin <= sv_stats_bucket_hi(first) ? cmin : sv_stats_bucket_lo(first);
-	st->max = cmax >= sv_stats_bucket_lo(last) && cmax <= sv_stats_bucket_hi(last) ? cmax : sv_stats_bucket_hi(last);
+	lo = sv_stats_bucket_lo(first);
+	st->min = cmin >= lo && cmin <= sv_stats_bucket_hi(first) ? cmin : lo;
+	hi = sv_stats_bucket_hi(last);
+	st->max = cmax >= sv_stats_bucket_lo(last) && cmax <= hi ? cmax : hi;
 	return st->count;
 }
 

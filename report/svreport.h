@@ -218,6 +218,9 @@ unsigned svr_nlate(const struct svr *r);
 const struct svr_late *svr_late_get(const struct svr *r, unsigned i);	/* worst first */
 unsigned svr_nholders(const struct svr *r);
 const struct svr_holder *svr_holder_get(const struct svr *r, unsigned i);
+/* What to call a holder: its name; without one, pid 0 means the idle task had the CPU or no switch
+ * was seen ("(idle or not seen)"), another pid "(unknown)". */
+const char *svr_holder_label(const char *comm, uint32_t pid);
 unsigned svr_ndrops(const struct svr *r);
 const struct svr_drop *svr_drop_get(const struct svr *r, unsigned i);
 

@@ -807,7 +807,7 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 			esc(f, l->feeder_comm);
 			sv_stats_format_ns(l->wait_ns, buf, sizeof(buf));
 			fprintf(f, "</td><td>%s</td><td>", buf);
-			esc(f, l->holder_comm[0] ? l->holder_comm : l->holder_pid ? "(unknown)" : "(idle or not seen)");
+			esc(f, svr_holder_label(l->holder_comm, l->holder_pid));
 			fprintf(f, " (%u)</td><td>%u/%u</td></tr>\n", l->holder_pid, l->holder_policy, l->holder_prio);
 		}
 		fputs("</table>\n", f);

@@ -1510,6 +1510,13 @@ unsigned svr_nholders(const struct svr *r)
 	return r->nholders;
 }
 
+const char *svr_holder_label(const char *comm, uint32_t pid)
+{
+	if (comm[0])
+		return comm;
+	return pid ? "(unknown)" : "(idle or not seen)";
+}
+
 const struct svr_holder *svr_holder_get(const struct svr *r, unsigned i)
 {
 	return i < r->nholders ? &r->holders[i] : NULL;

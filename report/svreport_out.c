@@ -198,22 +198,20 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			const struct svr_stream_info *st = svr_stream(r, l->stream);
 
 			sv_stats_format_ns(l->wait_ns, buf, sizeof(buf));
+			fprintf(f, "  %s smpCnt %u %s: %s waited %s", st ? st->svid : "?", l->smp_cnt,
+				l->guest >= 0 ? gname(r, l->guest) : "-", l->feeder_comm, buf);
 			if (!l->holder_pid && !l->holder_comm[0])
-				/* pid 0: the idle task had the CPU, or no switch was seen */
-				fprintf(f, "  %s smpCnt %u %s: %s waited %s with no other thread on the CPU (idle, or not seen)\n",
-					st ? st->svid : "?", l->smp_cnt, l->guest >= 0 ? gname(r, l->guest) : "-",
-					l->feeder_comm, buf);
+				fputs(" with no other thread on the CPU (idle, or not seen)\n", f);
 			else
-				fprintf(f, "  %s smpCnt %u %s: %s waited %s while %s (pid %u, %s %u) held the CPU\n",
-					st ? st->svid : "?", l->smp_cnt, l->guest >= 0 ? gname(r, l->guest) : "-",
-					l->feeder_comm, buf, l->holder_comm[0] ? l->holder_comm : "(unknown)", l->holder_pid,
+				fprintf(f, " while %s (pid %u, %s %u) held the CPU\n",
+					svr_holder_label(l->holder_comm, l->holder_pid), l->holder_pid,
 					policy_name(l->holder_policy), l->holder_prio);
 		}
 		for (unsigned i = 0; i < svr_nholders(r); i++) {
 			const struct svr_holder *h = svr_holder_get(r, i);
 
 			sv_stats_format_ns(h->max_ns, buf, sizeof(buf));
-			fprintf(f, "  holder %s (%s %u): %" PRIu64 " times, worst %s\n", h->comm[0] ? h->comm : "(idle or not seen)",
+			fprintf(f, "  holder %s (%s %u): %" PRIu64 " times, worst %s\n", svr_holder_label(h->comm, 0),
 				policy_name(h->policy), h->prio, h->count, buf);
 		}
 	}

@@ -74,6 +74,18 @@ J() { json_get "$TMP/trace.json" "$1"; }
 hop() {	# egress from to field
 	J "[h for h in d['hops'] if h['egress']=='$1' and h['from']=='$2' and h['to']=='$3'][0]$4"
 }
+# every_hop N: each hop of both ports counted N frames and none missing
+every_hop() {
+	local n=$1 p h f m
+	for p in vm1p vm2p; do
+		for h in "T1 T2a" "T2a T2b" "T1 T2b"; do
+			set -- $h
+			f=$(hop $p "$1" "$2" "['frames']"); m=$(hop $p "$1" "$2" "['missing']")
+			echo "  $p $1-$2: frames $f missing $m"
+			[ "$f" = "$n" ] && [ "$m" = 0 ] || fail "$p $1-$2: $f frames (missing $m), sender sent $n"
+		done
+	done
+}
 
 case "$PHASE" in
 hops | hops_raw_tp)
@@ -292,14 +304,7 @@ tagged)
 	[ "$(J "d['parse_errors']")" = 0 ] || fail "parse errors: $(J "d['parse_errors']")"
 	[ "$(J "len(d['streams'])")" = 4 ] || fail "expected 4 streams, got $(J "len(d['streams'])")"
 	J "all(len(s['svID']) == 64 for s in d['streams'])" | grep -q True || fail "svIDs not kept as their first 64 octets"
-	for p in vm1p vm2p; do
-		for h in "T1 T2a" "T2a T2b" "T1 T2b"; do
-			set -- $h
-			f=$(hop $p "$1" "$2" "['frames']"); m=$(hop $p "$1" "$2" "['missing']")
-			echo "  $p $1-$2: frames $f missing $m"
-			[ "$f" = "$SENT" ] && [ "$m" = 0 ] || fail "$p $1-$2: $f frames (missing $m), sender sent $SENT"
-		done
-	done
+	every_hop "$SENT"
 	echo "PASS: svtrace tagged: $SENT tagged frames with long svIDs counted once at every hop of both guests"
 	;;
 shared_appid)
@@ -316,13 +321,7 @@ shared_appid)
 	echo "sent $SENT frames of 8 streams under APPID 0x4000, guest receivers got $(cat "$TMP/r1") and $(cat "$TMP/r2")"
 	[ "$(J "len(d['streams'])")" = 8 ] || fail "expected 8 streams, got $(J "len(d['streams'])")"
 	J "all(s['appid'] == 0x4000 for s in d['streams'])" | grep -q True || fail "APPIDs not 0x4000: $(J "[s['appid'] for s in d['streams']]")"
-	for p in vm1p vm2p; do
-		for h in "T1 T2a" "T2a T2b" "T1 T2b"; do
-			set -- $h
-			f=$(hop $p "$1" "$2" "['frames']"); m=$(hop $p "$1" "$2" "['missing']")
-			[ "$f" = "$SENT" ] && [ "$m" = 0 ] || fail "$p $1-$2: $f frames (missing $m), sender sent $SENT"
-		done
-	done
+	every_hop "$SENT"
 	walked=$(J "d['frames_walked']")
 	echo "  savPdu walks: $walked (one shape-cache slot for the 8 streams)"
 	[ "$walked" -gt 0 ] || fail "no savPdu walk counted"
