@@ -7,10 +7,11 @@
  *   sched:sched_wakeup / sched:sched_switch of the threads that fed frames to a guest: wake-up -> run
  *   delay and the task that held the CPU meanwhile (the "why late").
  * The frame is correlated here, not in user space: T1 -> map "inflight" (stream, smpCnt), T2a -> map
- * "track" (skb address, direct-mapped), and the free adds the copy's hop latencies to in-BPF histograms
- * (default) or emits ONE 80-octet event per frame and egress copy carrying T1, T2a and T2b (--record,
- * drops, late frames: svtrace.h). Names (comm) travel only with late frames. Nothing wakes user space
- * per event. Built with -mcpu=v3 (atomic compare-and-exchange).
+ * "track" (skb address, direct-mapped), and the free leaves the copy's two hop latencies in this CPU's
+ * hop log (default; the in-BPF histograms when it is full) or emits ONE 80-octet event per frame and
+ * egress copy carrying T1, T2a and T2b (--record, drops, late frames: svtrace.h). Names (comm) travel
+ * only with late frames. Nothing wakes user space per event. Built with -mcpu=v3 (atomic
+ * compare-and-exchange). Frame octets are read in place where the kernel allows it (DIRECT_MEM).
  * Every hook exists twice, tp_btf/ and raw_tp/: the loader enables one set at run time (STYLE.md 13).
  * Non-SV traffic costs one filter lookup and one 4-byte read; nothing is allocated, nothing is printed.
  */
@@ -36,6 +37,7 @@ const volatile __u64 late_ns = 0;		/* T1->T2b (or T2a->T2b) above this: late eve
 const volatile __u32 all_ports = 0;		/* bit p set for every egress port p */
 const volatile __u32 nr_cpus = 1;
 const volatile __u32 per_frame = 0;		/* 1: every copy as an event (--record), no histograms */
+const volatile __u32 hlog_mask = 0;		/* hop log entries per CPU - 1 (0: no log; svtrace.h) */
 const volatile __u64 track_mask = 0;		/* "track" entries - 1 (a power of two) */
 const volatile __u32 svid_filter_len = 0;	/* --svid: only this svID (zero-padded) */
 const volatile __u8 svid_filter[SVTRACE_SVID_MAX] = {};
@@ -47,6 +49,16 @@ const volatile __u32 port_netns[SVTRACE_MAX_PORTS] = {};
 
 /* Direct BTF loads in tp_btf programs (plain loads, no helper call); CO-RE probe reads in raw_tp. */
 #define RD(b, src, fld) ((b) ? (src)->fld : BPF_CORE_READ(src, fld))
+
+/*
+ * Frame octets read in place (plain loads that the JIT guards against faults, no helper call and no
+ * copy) where the verifier allows it: tp_btf programs on kernels that type a BTF pointer to octets
+ * (skb->head) as read-only untrusted memory (Linux 6.17: enum bpf_features has
+ * BPF_FEAT_RDONLY_CAST_TO_VOID). Resolved when the object is loaded (CO-RE): on older kernels the
+ * verifier never sees the direct loads, and the frame is copied with bpf_probe_read_kernel().
+ */
+enum bpf_features___svk { BPF_FEAT_RDONLY_CAST_TO_VOID___svk = 0 };
+#define DIRECT_MEM(b) ((b) && bpf_core_enum_value_exists(enum bpf_features___svk, BPF_FEAT_RDONLY_CAST_TO_VOID___svk))
 
 /* A task's name (16 octets, NUL-terminated by the kernel): two plain loads in tp_btf, a probe read in
  * raw_tp. @dst is 8-octet aligned. */
@@ -636,35 +648,44 @@ static __always_inline __u64 prefix_word(const __u8 *w, __u32 i, __u32 len)
 /*
  * The frame at kernel address @l2 (@avail linear octets): stream id and smpCnt into s->f (key only on a
  * cache miss). Returns 1 for a traced SV frame, 0 otherwise (not SV, filtered, unparseable: counted).
- * @t1: count the frame as seen at T1.
+ * @t1: count the frame as seen at T1. @direct: the shape compared in place (DIRECT_MEM), else on a copy.
  */
-static __always_inline int sv_frame_id(const bool btf, const __u8 *l2, __u32 avail, const struct sk_buff *skb,
-				       struct sv_scratch *s, bool t1, __u32 *id)
+static __always_inline int sv_frame_id(const bool btf, const bool direct, const __u8 *l2, __u32 avail,
+				       const struct sk_buff *skb, struct sv_scratch *s, bool t1, __u32 *id)
 {
 	struct sv_frame *f = &s->f;
 	__u8 *w = s->win;
+	const __u8 *src;	/* the octets from the EtherType on: in place, or the copy in @w */
 	struct sv_shape *e;
 	__u32 n, b, ci, len, filtered;
 	__u64 *fr;
 
-	n = sv_read(l2, avail, w);
-	if (!n)
-		return 0;
-	b = pdu_base(w);
-	ci = w[(b + 1) & WMASK] & SCACHE_MASK;	/* APPID's low octet (APPIDs of a site differ there) */
+	if (direct) {
+		if (avail < 18)
+			return 0;
+		n = avail - 12 > WIN ? WIN : avail - 12;
+		src = l2 + 12;
+	} else {
+		n = sv_read(l2, avail, w);
+		if (!n)
+			return 0;
+		src = w;
+	}
+	b = pdu_base(src);
+	ci = src[(b + 1) & WMASK] & SCACHE_MASK;	/* APPID's low octet (APPIDs of a site differ there) */
 	e = bpf_map_lookup_elem(&scache, &ci);
 	if (!e)
 		return 0;
 	len = e->len;
 	if (len && len <= SHAPE_WORDS * 8 && len + 2 <= n) {
 		for (__u32 i = 0; i < SHAPE_WORDS && i * 8 < len; i++)
-			if (prefix_word(w, i, len) != e->pre[i])
+			if (prefix_word(src, i, len) != e->pre[i])
 				goto walk;
 		if (e->filtered) {
 			count(SVTRACE_CNT_FILTERED);
 			return 0;
 		}
-		f->smpcnt = ((__u32)w[len & WMASK] << 8) | w[(len + 1) & WMASK];
+		f->smpcnt = ((__u32)src[len & WMASK] << 8) | src[(len + 1) & WMASK];
 		f->smp_pos = len;
 		f->flags = e->flags;
 		f->vlan_tci = e->vlan_tci;
@@ -677,6 +698,11 @@ static __always_inline int sv_frame_id(const bool btf, const __u8 *l2, __u32 ava
 	}
 walk:
 	count(SVTRACE_CNT_WALKS);
+	if (direct) {
+		n = sv_read(l2, avail, w);
+		if (!n)
+			return 0;
+	}
 	if (sv_walk(btf, skb, w, n, f) <= 0)
 		return 0;
 	if (stream_id(f, id, &filtered))
@@ -818,7 +844,7 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 	if (mac == MAC_UNSET)
 		return 0;
 	head = RD(btf, skb, head);
-	if (!sv_frame_id(btf, head + mac, RD(btf, skb, tail) - mac, skb, s, true, &k.stream))
+	if (!sv_frame_id(btf, DIRECT_MEM(btf), head + mac, RD(btf, skb, tail) - mac, skb, s, true, &k.stream))
 		return 0;
 	k.smpcnt = s->f.smpcnt;
 	now = bpf_ktime_get_ns();
@@ -854,6 +880,21 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 	return 0;
 }
 
+/* The smpCnt octets now at the address T1 cached (in @head, the same buffer), or -1 if unreadable. */
+static __always_inline int cached_smpcnt(const bool btf, const unsigned char *head, const struct sv_t1_cache *c)
+{
+	__u8 b[2];
+
+	if (DIRECT_MEM(btf)) {
+		const __u8 *sp = head + (c->smp_addr - c->head);
+
+		return ((int)sp[0] << 8) | sp[1];
+	}
+	if (bpf_probe_read_kernel(b, sizeof(b), (const void *)c->smp_addr))
+		return -1;
+	return ((int)b[0] << 8) | b[1];
+}
+
 static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct net_device *dev)
 {
 	int p;
@@ -865,7 +906,6 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	__u32 ifindex, netns, bit, zero = 0, idx;
 	__u64 key, old;
 	unsigned char *head, *data;
-	__u8 b[2];
 
 	/* Non-SV traffic toward the guests leaves here (before any clock read or cache check: a recycled
 	 * buffer of the last T1 can carry another frame). */
@@ -883,8 +923,7 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	head = RD(btf, skb, head);
 	c = bpf_map_lookup_elem(&t1_cache, &zero);
 	if (c && c->head == (__u64)head && tr.t2a_ns - c->t1_ns < T1_CACHE_NS &&
-	    !bpf_probe_read_kernel(b, sizeof(b), (const void *)c->smp_addr) &&
-	    (((__u16)b[0] << 8) | b[1]) == c->smpcnt) {
+	    cached_smpcnt(btf, head, c) == c->smpcnt) {
 		/* The frame of the last T1 on this CPU (same buffer, same smpCnt in place). */
 		k.stream = c->stream;
 		k.smpcnt = c->smpcnt;
@@ -895,7 +934,8 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 		if (!s)
 			return 0;
 		data = RD(btf, skb, data);
-		if (!sv_frame_id(btf, data, RD(btf, skb, tail) - (__u32)(data - head), skb, s, false, &k.stream))
+		if (!sv_frame_id(btf, DIRECT_MEM(btf), data, RD(btf, skb, tail) - (__u32)(data - head), skb, s,
+				 false, &k.stream))
 			return 0;
 		k.smpcnt = s->f.smpcnt;
 		tr.vlan_tci = s->f.vlan_tci;
@@ -1057,8 +1097,64 @@ static __always_inline void hist_add(__u32 port, __u32 hop, __u32 stream, __u64 
 	atomic_max(&h->nmin, ~v);
 }
 
+/* The hop log (svtrace.h): entries, and each CPU's head and tail. Sizes set by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct svtrace_hent);
+} hlog SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct svtrace_hlog_pos);
+} hlog_pos SEC(".maps");
+
+/* One taken copy into this CPU's hop log; false when the log is full (or off). */
+static __always_inline bool hlog_add(__u32 port, __u32 stream, __u64 d1, __u64 d2, bool has_t1)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), i;
+	struct svtrace_hlog_pos *hp = bpf_map_lookup_elem(&hlog_pos, &cpu);
+	struct svtrace_hent *e;
+	__u64 h;
+
+	if (!hp)
+		return false;
+	h = hp->head;
+	if (h >= hp->lim) {
+		hp->lim = *(volatile __u64 *)&hp->tail + hlog_mask + 1;
+		if (h >= hp->lim)
+			return false;
+	}
+	i = cpu * (hlog_mask + 1) + (__u32)(h & hlog_mask);
+	e = bpf_map_lookup_elem(&hlog, &i);
+	if (!e)
+		return false;
+	e->d1 = has_t1 ? (__u32)d1 : SVTRACE_HLOG_NO_T1;
+	e->d2 = (__u32)d2;
+	e->stream = (__u16)stream;
+	e->port = (__u8)port;
+	/* Publish: the entry's stores before the head's. x86 keeps stores in order (a compiler barrier is
+	 * enough); elsewhere an exchange, which BPF orders fully. */
+#if defined(__TARGET_ARCH_x86)
+	asm volatile("" ::: "memory");
+	*(volatile __u64 *)&hp->head = h + 1;
+#else
+	__sync_lock_test_and_set(&hp->head, h + 1);
+#endif
+	/* Every half log of entries, wake user space (which otherwise drains every 100 ms): an 8-octet
+	 * record, shorter than any event, of which only the wake-up counts. */
+	if (!((h + 1) & (hlog_mask >> 1)))
+		bpf_ringbuf_output(&events, &h, sizeof(h), BPF_RB_FORCE_WAKEUP);
+	return true;
+}
+
 /*
- * A copy taken in time: its hops into the histograms, no event. False when a hop is outside the
+ * A copy taken in time: its hops into the hop log (or, when full, the histograms), no event. False when a hop is outside the
  * histograms' range (or negative: T1 and T2a on CPUs whose clocks disagree): the caller emits the
  * event, accounted exactly in user space.
  */
@@ -1071,6 +1167,8 @@ static __always_inline bool hists_add(const struct sv_track *t, __u64 now)
 		return false;
 	if (t->t1_ns && (d1 >= SVTRACE_HIST_LIMIT_NS || d12 >= SVTRACE_HIST_LIMIT_NS))
 		return false;
+	if (hlog_mask && hlog_add(p, s, d1, d2, t->t1_ns != 0))
+		return true;
 	if (t->t1_ns) {
 		hist_add(p, 0, s, d1);
 		hist_add(p, 2, s, d12);
@@ -1102,7 +1200,7 @@ static __always_inline int port_drop(const bool btf, struct sk_buff *skb, __u32 
 	if (!s || mac == MAC_UNSET)
 		return 0;
 	head = RD(btf, skb, head);
-	if (!sv_frame_id(btf, head + mac, RD(btf, skb, tail) - mac, skb, s, false, &k.stream))
+	if (!sv_frame_id(btf, false, head + mac, RD(btf, skb, tail) - mac, skb, s, false, &k.stream))
 		return 0;
 	k.smpcnt = s->f.smpcnt;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -1377,7 +1475,7 @@ int BPF_PROG(ovs_dp_upcall, void *dp, struct sk_buff *skb)
 	if (mac == MAC_UNSET)
 		return 0;
 	head = RD(btf, skb, head);
-	if (!sv_frame_id(btf, head + mac, RD(btf, skb, tail) - mac, skb, s, false, &id))
+	if (!sv_frame_id(btf, false, head + mac, RD(btf, skb, tail) - mac, skb, s, false, &id))
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {

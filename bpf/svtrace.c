@@ -57,6 +57,7 @@ struct opts {
 	uint32_t appid;
 	uint32_t ringbuf_bytes;
 	uint32_t table;
+	uint32_t log_entries;	/* hop log entries per CPU (a power of two) */
 	bool live, json, raw_tp, verbose;
 };
 
@@ -67,6 +68,7 @@ struct tstream {
 	uint16_t last_smp, max_smp;
 	uint16_t vlan_tci;
 	uint32_t rate;		/* learned from the smpCnt wrap, 0 unknown */
+	struct sv_stats *stage;	/* [(port - 1) * SVTRACE_HOPS + hop]: hop log values not merged yet */
 };
 
 struct tracer {
@@ -82,6 +84,11 @@ struct tracer {
 	volatile struct svtrace_hist *hist;		/* in-BPF histograms, mmap()ed (NULL: --record) */
 	size_t hist_bytes;
 	struct svtrace_hist *hist_prev;			/* what was merged already */
+	volatile struct svtrace_hent *hlog;		/* the hop log, mmap()ed (NULL: --record) */
+	volatile struct svtrace_hlog_pos *hlog_pos;
+	size_t hlog_bytes, hlog_pos_bytes;
+	unsigned hlog_cpus;
+	uint64_t hlog_copies;				/* copies read from the hop log */
 	int64_t t_last_merge;
 	uint32_t scan_cursor;				/* next quarter of "track" to scan */
 	struct sv_stats *tmp;				/* one delta at a time */
@@ -134,6 +141,7 @@ static void usage(FILE *f)
 "      --timeout-ms N        incomplete frames older than N ms count as missing (default 1500)\n"
 "      --ringbuf-kb N        BPF ring buffer size, power of two >= 4 (default 8192)\n"
 "      --table N             frame copies tracked between T2a and T2b at once (default 32768)\n"
+"      --log-entries N       hop log entries per CPU, a power of two >= 64 (default 16384)\n"
 "      --raw-tp              use raw_tp even where tp_btf is available\n"
 "  -v, --verbose             libbpf and debug messages\n"
 "  -h, --help                this help\n"
@@ -167,7 +175,7 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_TIMEOUT = 256, OPT_RINGBUF, OPT_TABLE, OPT_RAWTP };
+	enum { OPT_TIMEOUT = 256, OPT_RINGBUF, OPT_TABLE, OPT_RAWTP, OPT_LOG };
 	static const struct option lo[] = {
 		{ "ingress", required_argument, NULL, 'i' },
 		{ "egress", required_argument, NULL, 'e' },
@@ -183,6 +191,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
 		{ "ringbuf-kb", required_argument, NULL, OPT_RINGBUF },
 		{ "table", required_argument, NULL, OPT_TABLE },
+		{ "log-entries", required_argument, NULL, OPT_LOG },
 		{ "raw-tp", no_argument, NULL, OPT_RAWTP },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -193,7 +202,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts){ .threshold_ns = 1000000, .interval_ns = SV_NSEC_PER_SEC,
-			    .timeout_ns = 1500 * SV_NSEC_PER_MSEC, .ringbuf_bytes = 8u << 20, .table = 32768 };
+			    .timeout_ns = 1500 * SV_NSEC_PER_MSEC, .ringbuf_bytes = 8u << 20, .table = 32768,
+			    .log_entries = SVTRACE_HLOG_ENTRIES };
 	while ((c = getopt_long(argc, argv, "i:e:n:d:lI:r:jt:a:s:vhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -253,6 +263,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_u64(optarg, 1024, 1u << 24, &v))
 				goto bad;
 			o->table = (uint32_t)v;
+			break;
+		case OPT_LOG:
+			if (parse_u64(optarg, 64, 1u << 20, &v) || (v & (v - 1)))
+				goto bad;
+			o->log_entries = (uint32_t)v;
 			break;
 		case OPT_RAWTP:
 			o->raw_tp = true;
@@ -637,6 +652,22 @@ static bool drop_is_unwanted(const struct svtrace_copy *e)
 
 /* One resolved copy: statistics, late list, records. No allocation, no syscall (records: a write(2)
  * when a block is full). */
+/* A taken copy from the hop log: its hops only (no names, no record: --record has no log). */
+static void hop_copy(struct tracer *t, const struct svtrace_copy *e)
+{
+	struct tstream *s = stream_of(t, e->stream);
+	struct svtrace_copy_obs o;
+
+	if (!s) {
+		t->events_svid_filtered++;
+		return;
+	}
+	o = (struct svtrace_copy_obs){ .outcome = SVTRACE_COPY_TAKEN, .stream = (unsigned)s->corr,
+				       .port = e->port, .t1_ns = (int64_t)e->t1_ns,
+				       .t2a_ns = (int64_t)e->t2a_ns, .t2b_ns = (int64_t)e->t2b_ns };
+	svtrace_corr_copy(t->corr, &o);
+}
+
 static void copy_account(struct tracer *t, const struct svtrace_copy *e, enum svtrace_copy_outcome oc,
 			 const char *feeder_comm, const char *holder_comm)
 {
@@ -819,7 +850,87 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 	}
 }
 
-/* ---- in-BPF histograms -> svtrace_corr ---- */
+/* ---- the hop log and the in-BPF histograms -> svtrace_corr ---- */
+
+/*
+ * The staging histograms of stream @s, allocated the first time it has a log entry (not per copy). A
+ * drain touches the histogram lines that the traffic evicted since the last one: one histogram per
+ * (stream, port, hop) here, merged into the stream's and the port's at each merge (hists_merge), halves
+ * the lines of adding each value to both. NULL if the allocation failed.
+ */
+static struct sv_stats *stage_of(struct tracer *t, struct tstream *s)
+{
+	unsigned n = t->nports * SVTRACE_HOPS;
+
+	if (!s->stage) {
+		s->stage = malloc(n * sizeof(*s->stage));
+		for (unsigned i = 0; s->stage && i < n; i++)
+			sv_stats_init(&s->stage[i]);
+	}
+	return s->stage;
+}
+
+/* Adds the staged values to the stream's and the port's statistics, and empties the stages. */
+static void stage_merge(struct tracer *t)
+{
+	for (uint32_t id = 0; id < t->nids && id < SVTRACE_MAX_STREAMS; id++) {
+		struct tstream *s = &t->strm[id];
+
+		if (!s->stage || s->corr < 0)
+			continue;
+		for (unsigned p = 1; p <= t->nports; p++) {
+			for (unsigned h = 0; h < SVTRACE_HOPS; h++) {
+				struct sv_stats *st = &s->stage[(p - 1) * SVTRACE_HOPS + h];
+
+				if (!st->count && !st->negative)
+					continue;
+				svtrace_corr_hop_merge(t->corr, -1, p, h, st);
+				svtrace_corr_hop_merge(t->corr, s->corr, p, h, st);
+				sv_stats_init(st);
+			}
+		}
+	}
+}
+
+/* Reads what every CPU's hop log holds (svtrace.h) into the stages (or, without one, the hop statistics):
+ * each entry is a taken copy, accounted as the copy's event would be. */
+static void hlog_drain(struct tracer *t)
+{
+	if (!t->hlog)
+		return;
+	for (unsigned cpu = 0; cpu < t->hlog_cpus; cpu++) {
+		volatile struct svtrace_hlog_pos *hp = &t->hlog_pos[cpu];
+		uint64_t head = __atomic_load_n(&hp->head, __ATOMIC_ACQUIRE), tail = hp->tail;
+
+		for (; tail < head; tail++) {
+			const volatile struct svtrace_hent *e =
+				&t->hlog[(size_t)cpu * t->o.log_entries + (tail & (t->o.log_entries - 1))];
+			struct svtrace_copy c = { .type = SVTRACE_EV_TAKEN };
+			uint32_t d1 = e->d1, d2 = e->d2, p = e->port;
+			struct tstream *s = stream_of(t, e->stream);
+			struct sv_stats *st;
+
+			if (s && p >= 1 && p <= t->nports && (st = stage_of(t, s))) {
+				st += (p - 1) * SVTRACE_HOPS;
+				if (d1 != SVTRACE_HLOG_NO_T1) {
+					sv_stats_add(&st[SVTRACE_HOP_T1_T2A], d1);
+					sv_stats_add(&st[SVTRACE_HOP_T1_T2B], (int64_t)d1 + d2);
+				}
+				sv_stats_add(&st[SVTRACE_HOP_T2A_T2B], d2);
+				continue;
+			}
+			c.stream = e->stream;
+			c.port = (uint8_t)p;
+			/* Times relative to a T2a of 2^32 (any base: only the differences count). */
+			c.t2a_ns = 1ull << 32;
+			c.t1_ns = d1 == SVTRACE_HLOG_NO_T1 ? 0 : c.t2a_ns - d1;
+			c.t2b_ns = c.t2a_ns + d2;
+			hop_copy(t, &c);
+		}
+		t->hlog_copies += tail - hp->tail;
+		__atomic_store_n(&hp->tail, tail, __ATOMIC_RELEASE);
+	}
+}
 
 /*
  * The growth of BPF histogram @k since the last merge (32-bit buckets: modulo 2^32), as an sv_stats in
@@ -863,6 +974,7 @@ static void hists_merge(struct tracer *t)
 {
 	unsigned np = t->nports;
 
+	stage_merge(t);
 	if (!t->hist)
 		return;
 	for (uint32_t id = 0; id < t->nids && id < SVTRACE_MAX_STREAMS; id++) {
@@ -902,6 +1014,7 @@ static void print_live(struct tracer *t)
 	struct sv_stats_summary s;
 
 	streams_sync(t);
+	hlog_drain(t);
 	hists_merge(t);
 	fprintf(stderr, "\n%s svtrace: events %" PRIu64 ", lost %" PRIu64 ", streams %u\n", "----",
 		t->events, counter_sum(t, SVTRACE_CNT_LOST), svtrace_corr_nstreams(t->corr));
@@ -988,6 +1101,8 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 	sv_json_kv_uint(&j, "events_lost", counter_sum(t, SVTRACE_CNT_LOST));
 	sv_json_kv_uint(&j, "parse_errors", counter_sum(t, SVTRACE_CNT_PARSE_ERR));
 	sv_json_kv_uint(&j, "frames_walked", counter_sum(t, SVTRACE_CNT_WALKS));
+	sv_json_kv_uint(&j, "copies_logged", t->hlog_copies);
+	sv_json_kv_uint(&j, "copies_bpf_hist", counter_sum(t, SVTRACE_CNT_AGGREGATED));
 	sv_json_kv_uint(&j, "track_full", counter_sum(t, SVTRACE_CNT_TRACK_FULL));
 	sv_json_kv_uint(&j, "stale_skbs", counter_sum(t, SVTRACE_CNT_STALE));
 	sv_json_kv_uint(&j, "ovs_upcalls_frames", t->upcalls);
@@ -1098,7 +1213,7 @@ static void print_summary(struct tracer *t)
 
 	fprintf(stderr, "svtrace: %" PRIu64 " events, %" PRIu64 " copies counted in BPF, %" PRIu64 " lost, %u streams, %"
 		PRIu64 " parse errors, %" PRIu64 " late (> %" PRId64 " us)\n", t->events,
-		counter_sum(t, SVTRACE_CNT_AGGREGATED), counter_sum(t, SVTRACE_CNT_LOST), svtrace_corr_nstreams(t->corr),
+		t->hlog_copies + counter_sum(t, SVTRACE_CNT_AGGREGATED), counter_sum(t, SVTRACE_CNT_LOST), svtrace_corr_nstreams(t->corr),
 		counter_sum(t, SVTRACE_CNT_PARSE_ERR), svtrace_corr_counters(t->corr)->late_total,
 		t->o.threshold_ns / 1000);
 	if (counter_sum(t, SVTRACE_CNT_TRACK_COLL) || counter_sum(t, SVTRACE_CNT_TRACK_FULL))
@@ -1147,6 +1262,11 @@ static int maps_mmap(struct tracer *t)
 	t->hist = map_mmap(sk->maps.hist, &t->hist_bytes);
 	if (!t->hist)
 		return -errno;
+	t->hlog = map_mmap(sk->maps.hlog, &t->hlog_bytes);
+	t->hlog_pos = map_mmap(sk->maps.hlog_pos, &t->hlog_pos_bytes);
+	if (!t->hlog || !t->hlog_pos)
+		return -errno;
+	t->hlog_cpus = bpf_map__max_entries(sk->maps.hlog_pos);
 	/* Allocated once, here: nothing on the event path (pages of streams never seen stay untouched). */
 	t->hist_prev = calloc(bpf_map__max_entries(sk->maps.hist), sizeof(*t->hist_prev));
 	t->tmp = malloc(sizeof(*t->tmp));
@@ -1161,6 +1281,12 @@ static void maps_unmap(struct tracer *t)
 		munmap((void *)t->track, t->track_bytes);
 	if (t->hist)
 		munmap((void *)t->hist, t->hist_bytes);
+	if (t->hlog)
+		munmap((void *)t->hlog, t->hlog_bytes);
+	if (t->hlog_pos)
+		munmap((void *)t->hlog_pos, t->hlog_pos_bytes);
+	t->hlog = NULL;
+	t->hlog_pos = NULL;
 	free(t->hist_prev);
 	free(t->tmp);
 	t->track = NULL;
@@ -1243,8 +1369,15 @@ static int open_and_load(struct tracer *t)
 		/* Histograms per (stream, egress port, hop); --record: every copy is an event (records are
 		 * per frame), the histograms stay unused (one entry). */
 		sk->rodata->per_frame = t->o.record ? 1 : 0;
-		if (!t->o.record)
+		if (!t->o.record) {
+			unsigned ncpu = (unsigned)libbpf_num_possible_cpus();
+
 			bpf_map__set_max_entries(sk->maps.hist, SVTRACE_MAX_STREAMS * t->nports * SVTRACE_HOPS);
+			/* the hop log: one ring per possible CPU */
+			bpf_map__set_max_entries(sk->maps.hlog, ncpu * t->o.log_entries);
+			bpf_map__set_max_entries(sk->maps.hlog_pos, ncpu);
+			sk->rodata->hlog_mask = t->o.log_entries - 1;
+		}
 		if (t->o.svid) {
 			sk->rodata->svid_filter_len = (uint32_t)strlen(t->o.svid);
 			memcpy((void *)sk->rodata->svid_filter, t->o.svid, strlen(t->o.svid));
@@ -1342,7 +1475,7 @@ int main(int argc, char **argv)
 	/* The frame table of svtrace_corr is not used: frames are correlated in BPF (svtrace_corr_copy). */
 	cc = (struct svtrace_corr_cfg){ .nports = t.nports, .capacity = 16, .timeout_ns = t.o.timeout_ns,
 					.late_ns = t.o.threshold_ns, .late_max = 256, .max_streams = 256,
-					.on_late = on_late, .ctx = &t };
+					.no_interval = !t.o.live, .on_late = on_late, .ctx = &t };
 	err = svtrace_corr_new(&t.corr, &cc);
 	if (err) {
 		fprintf(stderr, "svtrace: correlation tables: %s\n", strerror(-err));
@@ -1401,14 +1534,17 @@ int main(int argc, char **argv)
 	t_end = t.o.duration_ns ? t.t_start_mono + t.o.duration_ns : INT64_MAX;
 	while (!stop_flag) {
 		/* BPF never wakes us per event: sleep, then drain what waits (one pass). 10 ms with
-		 * --record (an event per frame copy: 64k/s fill 5 MiB/s of ring); else 50 ms (only drops,
-		 * late and missing frames are events). */
-		err = ring_buffer__poll(t.rb, t.o.record ? 10 : 50);
+		 * --record (an event per frame copy: 64k/s fill 5 MiB/s of ring); else 100 ms (only
+		 * drops, late and missing frames are events, and BPF wakes us when a CPU's hop log is half
+		 * full). Each drain of the hop log first touches the histograms' lines that the traffic
+		 * evicted since the last one: the fewer drains, the cheaper each copy. */
+		err = ring_buffer__poll(t.rb, t.o.record ? 10 : 100);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "svtrace: ring buffer poll: %s\n", strerror(-err));
 			break;
 		}
 		ring_buffer__consume(t.rb);
+		hlog_drain(&t);
 		now = mono_now();
 		if (now - t.t_last_expire >= 500 * SV_NSEC_PER_MSEC) {
 			streams_sync(&t);
@@ -1434,6 +1570,7 @@ int main(int argc, char **argv)
 	now = mono_now();
 	detach_all(&t);
 	ring_buffer__consume(t.rb);
+	hlog_drain(&t);
 	streams_sync(&t);
 	hists_merge(&t);
 	scan_inflight(&t, now, true);
@@ -1460,6 +1597,8 @@ out_rec:
 	}
 out_corr:
 	svtrace_corr_free(t.corr);
+	for (unsigned i = 0; i < SVTRACE_MAX_STREAMS; i++)
+		free(t.strm[i].stage);
 	svtrace_drop_reasons_free();
 	return ret;
 }

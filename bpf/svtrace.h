@@ -63,8 +63,36 @@
 #define SVTRACE_CNT_STREAMS_FULL 8	/* frames of streams beyond SVTRACE_MAX_STREAMS: not traced */
 #define SVTRACE_CNT_EVENTS 9		/* events written to the ring */
 #define SVTRACE_CNT_TRACK_COLL 10	/* T2a slot in "track" held by another live skb: hash "tracked" used */
-#define SVTRACE_CNT_AGGREGATED 11	/* copies accounted in the BPF histograms (no event) */
+#define SVTRACE_CNT_AGGREGATED 11	/* copies accounted in the BPF histograms (no event, log full) */
 #define SVTRACE_CNT_NR 12
+
+/*
+ * The hop log (summary / --live modes): a copy taken in time leaves its two hop latencies in a per-CPU
+ * single-producer ring ("hlog", --log-entries per CPU, default SVTRACE_HLOG_ENTRIES), plain stores into sequential
+ * lines, mmap()ed by user space, which adds them to its histograms exactly (sum, min and max
+ * included). Three atomic adds into three histograms' scattered cache lines per copy cost more than
+ * twice as much in BPF. The producer is the free's program on that CPU (a program never runs nested
+ * on one CPU); "hlog_pos" [cpu]: head (the producer's line, with its cached limit) and tail (user
+ * space's line). A full ring (user space held off for longer than the ring lasts) is not a loss: the
+ * copy then goes into the in-BPF histograms below (SVTRACE_CNT_AGGREGATED).
+ */
+#define SVTRACE_HLOG_ENTRIES 16384	/* per CPU, a power of two: 256 KiB, ~70 ms of 14400 x 16 copies */
+#define SVTRACE_HLOG_NO_T1 0xffffffffu	/* d1 when the copy had no T1 */
+
+struct svtrace_hent {
+	__u32 d1;		/* T1 -> T2a in ns, or SVTRACE_HLOG_NO_T1 */
+	__u32 d2;		/* T2a -> T2b in ns (T1 -> T2b = d1 + d2) */
+	__u16 stream;		/* BPF stream id */
+	__u8 port, pad[5];	/* egress port 1.. */
+};
+
+struct svtrace_hlog_pos {
+	__u64 head;		/* next entry the producer writes (written by BPF only) */
+	__u64 lim;		/* producer's cached tail + entries per CPU */
+	__u64 pad0[6];
+	__u64 tail;		/* next entry user space reads (written by user space only) */
+	__u64 pad1[7];
+};
 
 /*
  * In-BPF histograms (summary / --live modes): map "hist", one per (stream, egress port, hop), with the

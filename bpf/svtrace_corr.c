@@ -214,7 +214,7 @@ static void hop_add(struct svtrace_corr *c, struct corr_stream *s, unsigned port
 {
 	struct svtrace_hop_stats *t[3] = {
 		&c->hops[port * SVTRACE_HOP_NR + hop],
-		&c->hops_iv[port * SVTRACE_HOP_NR + hop],
+		c->cfg.no_interval ? NULL : &c->hops_iv[port * SVTRACE_HOP_NR + hop],
 		s && s->hops ? &s->hops[port * SVTRACE_HOP_NR + hop] : NULL,
 	};
 
@@ -680,7 +680,8 @@ int svtrace_corr_hop_merge(struct svtrace_corr *c, int stream, unsigned port, en
 	}
 	if (stream < 0) {
 		h[n++] = &c->hops[k];
-		h[n++] = &c->hops_iv[k];
+		if (!c->cfg.no_interval)
+			h[n++] = &c->hops_iv[k];
 	} else if (c->streams[stream].hops) {
 		h[n++] = &c->streams[stream].hops[k];
 	}

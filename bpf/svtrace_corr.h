@@ -111,6 +111,7 @@ struct svtrace_corr_cfg {
 	int64_t late_ns;		/* T1->T2b above this goes to the late list (0: none) */
 	unsigned late_max;		/* late list size (keeps the worst) */
 	unsigned max_streams;
+	bool no_interval;		/* keep no per-interval statistics (live mode off): a third less work */
 	/* Called for each frame over the threshold, before it may be displaced from the list. */
 	void (*on_late)(void *ctx, const struct svtrace_late *l);
 	void *ctx;

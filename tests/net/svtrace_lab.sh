@@ -89,12 +89,15 @@ every_hop() {
 
 case "$PHASE" in
 hops | hops_raw_tp)
-	# hops_raw_tp: the same on the raw_tp programs (kernels without vmlinux BTF), 3 s of traffic
+	# hops_raw_tp: the same on the raw_tp programs (kernels without vmlinux BTF), 3 s of traffic, a
+	# hop log of 64 entries per CPU, and svtrace's process stopped for 0.5 s in the middle: the copies
+	# that then find the log full go to the in-BPF histograms, and none is lost
 	secs=10; mode=tp_btf; set --
-	[ "$PHASE" = hops_raw_tp ] && { secs=3; mode=raw_tp; set -- --raw-tp; }
+	[ "$PHASE" = hops_raw_tp ] && { secs=3; mode=raw_tp; set -- --raw-tp --log-entries 64; }
 	recv_start "$NS_V1" vm1 $((secs + 6)) "$TMP/r1"
 	recv_start "$NS_V2" vm2 $((secs + 6)) "$TMP/r2"
 	trace_start $((secs + 5)) "$@"
+	[ "$PHASE" = hops_raw_tp ] && { sleep 1; kill -STOP "$TRACE_PID"; sleep 0.5; kill -CONT "$TRACE_PID"; } &
 	SENT=$(send $secs) || fail "sender failed"
 	trace_wait
 	wait
@@ -107,6 +110,11 @@ hops | hops_raw_tp)
 	walked=$(J "d['frames_walked']")
 	echo "  savPdu walks: $walked (shape-cache misses)"
 	[ "$walked" -le $((8 * $(nproc) * 2)) ] || fail "$walked savPdu walks for 8 streams: the shape cache misses"
+	# taken copies: through the per-CPU hop log, or (log full) the in-BPF histograms
+	logged=$(J "d['copies_logged']"); inhist=$(J "d['copies_bpf_hist']")
+	echo "  taken copies: $logged through the hop log, $inhist into the BPF histograms (log full)"
+	[ "$logged" -gt 0 ] || fail "no copy went through the hop log"
+	[ "$PHASE" = hops ] || [ "$inhist" -gt 0 ] || fail "a 64-entry hop log never filled at 64000 copies/s"
 	for p in vm1p vm2p; do
 		for h in "T1 T2a" "T2a T2b" "T1 T2b"; do
 			set -- $h
