@@ -410,6 +410,38 @@ static void test_hop_merge(void **state)
 	svtrace_corr_free(c);
 }
 
+/* no_interval (svtrace without --live): copies and merges count in the totals, the interval stays empty. */
+static void test_no_interval(void **state)
+{
+	struct svtrace_corr_cfg cfg = { .nports = 1, .capacity = 16, .timeout_ns = MS, .max_streams = 1,
+					.no_interval = true };
+	struct svtrace_copy_obs o = { .outcome = SVTRACE_COPY_TAKEN, .port = 1, .t1_ns = 10 * US,
+				      .t2a_ns = 15 * US, .t2b_ns = 40 * US };
+	static struct sv_stats d;
+	struct svtrace_corr *c;
+	int a;
+
+	(void)state;
+	assert_int_equal(svtrace_corr_new(&c, &cfg), 0);
+	a = svtrace_corr_stream_add(c, 0x4000, (const uint8_t *)"MU01", 4);
+	assert_int_equal(a, 0);
+	o.stream = (unsigned)a;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	sv_stats_init(&d);
+	sv_stats_add(&d, 7 * US);
+	sv_stats_add(&d, 9 * US);
+	assert_int_equal(svtrace_corr_hop_merge(c, -1, 1, SVTRACE_HOP_T1_T2A, &d), 0);
+	assert_int_equal(svtrace_corr_hop_merge(c, a, 1, SVTRACE_HOP_T1_T2A, &d), 0);
+	assert_int_equal(svtrace_corr_hop(c, 1, SVTRACE_HOP_T1_T2A)->frames, 3);
+	assert_int_equal(svtrace_corr_hop(c, 1, SVTRACE_HOP_T1_T2A)->lat.min, 5 * US);
+	assert_int_equal(svtrace_corr_hop(c, 1, SVTRACE_HOP_T1_T2A)->lat.max, 9 * US);
+	assert_int_equal(svtrace_corr_stream_hop(c, (unsigned)a, 1, SVTRACE_HOP_T1_T2A)->frames, 3);
+	assert_int_equal(svtrace_corr_hop(c, 1, SVTRACE_HOP_T1_T2B)->frames, 1);
+	for (int h = 0; h < SVTRACE_HOP_NR; h++)
+		assert_int_equal(svtrace_corr_hop_interval(c, 1, (enum svtrace_hop)h)->frames, 0);
+	svtrace_corr_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_late_keeps_worst),
 		cmocka_unit_test(test_copy_outcomes),
 		cmocka_unit_test(test_hop_merge),
+		cmocka_unit_test(test_no_interval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
