@@ -650,8 +650,6 @@ static bool drop_is_unwanted(const struct svtrace_copy *e)
 	return !strcmp(name, "NOT_SPECIFIED") && (e->flags & SVTRACE_F_OTHER_NS);
 }
 
-/* One resolved copy: statistics, late list, records. No allocation, no syscall (records: a write(2)
- * when a block is full). */
 /* A taken copy from the hop log: its hops only (no names, no record: --record has no log). */
 static void hop_copy(struct tracer *t, const struct svtrace_copy *e)
 {
@@ -668,6 +666,8 @@ static void hop_copy(struct tracer *t, const struct svtrace_copy *e)
 	svtrace_corr_copy(t->corr, &o);
 }
 
+/* One resolved copy: statistics, late list, records. No allocation, no syscall (records: a write(2)
+ * when a block is full). */
 static void copy_account(struct tracer *t, const struct svtrace_copy *e, enum svtrace_copy_outcome oc,
 			 const char *feeder_comm, const char *holder_comm)
 {
@@ -905,9 +905,9 @@ static void hlog_drain(struct tracer *t)
 		for (; tail < head; tail++) {
 			const volatile struct svtrace_hent *e =
 				&t->hlog[(size_t)cpu * t->o.log_entries + (tail & (t->o.log_entries - 1))];
-			struct svtrace_copy c = { .type = SVTRACE_EV_TAKEN };
 			uint32_t d1 = e->d1, d2 = e->d2, p = e->port;
 			struct tstream *s = stream_of(t, e->stream);
+			struct svtrace_copy c;
 			struct sv_stats *st;
 
 			if (s && p >= 1 && p <= t->nports && (st = stage_of(t, s))) {
@@ -919,9 +919,9 @@ static void hlog_drain(struct tracer *t)
 				sv_stats_add(&st[SVTRACE_HOP_T2A_T2B], d2);
 				continue;
 			}
-			c.stream = e->stream;
-			c.port = (uint8_t)p;
-			/* Times relative to a T2a of 2^32 (any base: only the differences count). */
+			/* No stage (bad port, no memory): accounted as the copy's event would be. Times
+			 * relative to a T2a of 2^32 (any base: only the differences count). */
+			c = (struct svtrace_copy){ .type = SVTRACE_EV_TAKEN, .stream = e->stream, .port = (uint8_t)p };
 			c.t2a_ns = 1ull << 32;
 			c.t1_ns = d1 == SVTRACE_HLOG_NO_T1 ? 0 : c.t2a_ns - d1;
 			c.t2b_ns = c.t2a_ns + d2;
