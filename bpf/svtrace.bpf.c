@@ -58,7 +58,8 @@ const volatile __u32 port_netns[SVTRACE_MAX_PORTS] = {};
  * verifier never sees the direct loads, and the frame is copied with bpf_probe_read_kernel().
  */
 enum bpf_features___svk { BPF_FEAT_RDONLY_CAST_TO_VOID___svk = 0 };
-#define DIRECT_MEM(b) ((b) && bpf_core_enum_value_exists(enum bpf_features___svk, BPF_FEAT_RDONLY_CAST_TO_VOID___svk))
+#define DIRECT_MEM(b) \
+	((b) && bpf_core_enum_value_exists(enum bpf_features___svk, BPF_FEAT_RDONLY_CAST_TO_VOID___svk))
 
 /* A task's name (16 octets, NUL-terminated by the kernel): two plain loads in tp_btf, a probe read in
  * raw_tp. @dst is 8-octet aligned. */
@@ -395,15 +396,18 @@ static __always_inline int ber_len(const __u8 *w, __u32 *pos, __u32 n, __u32 *le
 
 /* Reads up to WIN octets of the frame at kernel address @l2 (MAC header, @avail linear octets) from its
  * EtherType on into @w: the one probe read of a frame. Returns the octets read, 0 if none. */
-static __always_inline __u32 sv_read(const __u8 *l2, __u32 avail, __u8 *w)
+/* Octets of the window from the EtherType on, for @avail linear octets from the MAC header; 0 if too short. */
+static __always_inline __u32 win_len(__u32 avail)
 {
-	__u64 cp;
-
 	if (avail < 18)
 		return 0;
-	cp = (__u64)avail - 12;
-	if (cp > WIN)
-		cp = WIN;
+	return avail - 12 > WIN ? WIN : avail - 12;
+}
+
+static __always_inline __u32 sv_read(const __u8 *l2, __u32 avail, __u8 *w)
+{
+	__u64 cp = win_len(avail);
+
 	/* Keep the verifier's view of the size bounded whatever clang folds. */
 	asm volatile("%0 &= 0x1ff" : "+r"(cp));
 	if (cp < 6 || cp > WIN || bpf_probe_read_kernel(w, cp, l2 + 12))
@@ -661,9 +665,9 @@ static __always_inline int sv_frame_id(const bool btf, const bool direct, const 
 	__u64 *fr;
 
 	if (direct) {
-		if (avail < 18)
+		n = win_len(avail);
+		if (!n)
 			return 0;
-		n = avail - 12 > WIN ? WIN : avail - 12;
 		src = l2 + 12;
 	} else {
 		n = sv_read(l2, avail, w);
@@ -881,7 +885,8 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 }
 
 /* The smpCnt octets now at the address T1 cached (in @head, the same buffer), or -1 if unreadable. */
-static __always_inline int cached_smpcnt(const bool btf, const unsigned char *head, const struct sv_t1_cache *c)
+static __always_inline int cached_smpcnt(const bool btf, const unsigned char *head,
+					 const struct sv_t1_cache *c)
 {
 	__u8 b[2];
 
@@ -1154,9 +1159,9 @@ static __always_inline bool hlog_add(__u32 port, __u32 stream, __u64 d1, __u64 d
 }
 
 /*
- * A copy taken in time: its hops into the hop log (or, when full, the histograms), no event. False when a hop is outside the
- * histograms' range (or negative: T1 and T2a on CPUs whose clocks disagree): the caller emits the
- * event, accounted exactly in user space.
+ * A copy taken in time: its hops into the hop log (or, when full, the histograms), no event. False when
+ * a hop is outside the histograms' range (or negative: T1 and T2a on CPUs whose clocks disagree): the
+ * caller emits the event, accounted exactly in user space.
  */
 static __always_inline bool hists_add(const struct sv_track *t, __u64 now)
 {

@@ -650,19 +650,15 @@ static bool drop_is_unwanted(const struct svtrace_copy *e)
 	return !strcmp(name, "NOT_SPECIFIED") && (e->flags & SVTRACE_F_OTHER_NS);
 }
 
-/* A taken copy from the hop log: its hops only (no names, no record: --record has no log). */
-static void hop_copy(struct tracer *t, const struct svtrace_copy *e)
+/* A taken copy from the hop log without a stage: its hops only (no names, no record: --record has no
+ * log). Times relative to a T2a of 2^32 (any base: only the differences count). */
+static void hop_copy(struct tracer *t, struct tstream *s, unsigned port, uint32_t d1, uint32_t d2)
 {
-	struct tstream *s = stream_of(t, e->stream);
-	struct svtrace_copy_obs o;
+	const int64_t t2a = 1ll << 32;
+	struct svtrace_copy_obs o = { .outcome = SVTRACE_COPY_TAKEN, .stream = (unsigned)s->corr, .port = port,
+				      .t1_ns = d1 == SVTRACE_HLOG_NO_T1 ? 0 : t2a - d1, .t2a_ns = t2a,
+				      .t2b_ns = t2a + d2 };
 
-	if (!s) {
-		t->events_svid_filtered++;
-		return;
-	}
-	o = (struct svtrace_copy_obs){ .outcome = SVTRACE_COPY_TAKEN, .stream = (unsigned)s->corr,
-				       .port = e->port, .t1_ns = (int64_t)e->t1_ns,
-				       .t2a_ns = (int64_t)e->t2a_ns, .t2b_ns = (int64_t)e->t2b_ns };
 	svtrace_corr_copy(t->corr, &o);
 }
 
@@ -870,6 +866,15 @@ static struct sv_stats *stage_of(struct tracer *t, struct tstream *s)
 	return s->stage;
 }
 
+/* Latencies accounted elsewhere (a stage, a BPF histogram's growth) into the port's and stream @s's hop. */
+static void hop_merge(struct tracer *t, const struct tstream *s, unsigned port, unsigned hop,
+		      const struct sv_stats *lat)
+{
+	svtrace_corr_hop_merge(t->corr, -1, port, hop, lat);
+	if (s)
+		svtrace_corr_hop_merge(t->corr, s->corr, port, hop, lat);
+}
+
 /* Adds the staged values to the stream's and the port's statistics, and empties the stages. */
 static void stage_merge(struct tracer *t)
 {
@@ -884,8 +889,7 @@ static void stage_merge(struct tracer *t)
 
 				if (!st->count && !st->negative)
 					continue;
-				svtrace_corr_hop_merge(t->corr, -1, p, h, st);
-				svtrace_corr_hop_merge(t->corr, s->corr, p, h, st);
+				hop_merge(t, s, p, h, st);
 				sv_stats_init(st);
 			}
 		}
@@ -907,10 +911,13 @@ static void hlog_drain(struct tracer *t)
 				&t->hlog[(size_t)cpu * t->o.log_entries + (tail & (t->o.log_entries - 1))];
 			uint32_t d1 = e->d1, d2 = e->d2, p = e->port;
 			struct tstream *s = stream_of(t, e->stream);
-			struct svtrace_copy c;
 			struct sv_stats *st;
 
-			if (s && p >= 1 && p <= t->nports && (st = stage_of(t, s))) {
+			if (!s) {
+				t->events_svid_filtered++;
+				continue;
+			}
+			if (p >= 1 && p <= t->nports && (st = stage_of(t, s))) {
 				st += (p - 1) * SVTRACE_HOPS;
 				if (d1 != SVTRACE_HLOG_NO_T1) {
 					sv_stats_add(&st[SVTRACE_HOP_T1_T2A], d1);
@@ -919,13 +926,8 @@ static void hlog_drain(struct tracer *t)
 				sv_stats_add(&st[SVTRACE_HOP_T2A_T2B], d2);
 				continue;
 			}
-			/* No stage (bad port, no memory): accounted as the copy's event would be. Times
-			 * relative to a T2a of 2^32 (any base: only the differences count). */
-			c = (struct svtrace_copy){ .type = SVTRACE_EV_TAKEN, .stream = e->stream, .port = (uint8_t)p };
-			c.t2a_ns = 1ull << 32;
-			c.t1_ns = d1 == SVTRACE_HLOG_NO_T1 ? 0 : c.t2a_ns - d1;
-			c.t2b_ns = c.t2a_ns + d2;
-			hop_copy(t, &c);
+			/* No stage (bad port: counted there; no memory): as the copy's event would be */
+			hop_copy(t, s, p, d1, d2);
 		}
 		t->hlog_copies += tail - hp->tail;
 		__atomic_store_n(&hp->tail, tail, __ATOMIC_RELEASE);
@@ -984,9 +986,7 @@ static void hists_merge(struct tracer *t)
 			for (unsigned h = 0; h < SVTRACE_HOPS; h++) {
 				if (!hist_delta(t, (id * np + p - 1) * SVTRACE_HOPS + h))
 					continue;
-				svtrace_corr_hop_merge(t->corr, -1, p, h, t->tmp);
-				if (s)
-					svtrace_corr_hop_merge(t->corr, s->corr, p, h, t->tmp);
+				hop_merge(t, s, p, h, t->tmp);
 			}
 		}
 	}
@@ -1213,7 +1213,8 @@ static void print_summary(struct tracer *t)
 
 	fprintf(stderr, "svtrace: %" PRIu64 " events, %" PRIu64 " copies counted in BPF, %" PRIu64 " lost, %u streams, %"
 		PRIu64 " parse errors, %" PRIu64 " late (> %" PRId64 " us)\n", t->events,
-		t->hlog_copies + counter_sum(t, SVTRACE_CNT_AGGREGATED), counter_sum(t, SVTRACE_CNT_LOST), svtrace_corr_nstreams(t->corr),
+		t->hlog_copies + counter_sum(t, SVTRACE_CNT_AGGREGATED), counter_sum(t, SVTRACE_CNT_LOST),
+		svtrace_corr_nstreams(t->corr),
 		counter_sum(t, SVTRACE_CNT_PARSE_ERR), svtrace_corr_counters(t->corr)->late_total,
 		t->o.threshold_ns / 1000);
 	if (counter_sum(t, SVTRACE_CNT_TRACK_COLL) || counter_sum(t, SVTRACE_CNT_TRACK_FULL))

@@ -68,9 +68,9 @@
 
 /*
  * The hop log (summary / --live modes): a copy taken in time leaves its two hop latencies in a per-CPU
- * single-producer ring ("hlog", --log-entries per CPU, default SVTRACE_HLOG_ENTRIES), plain stores into sequential
- * lines, mmap()ed by user space, which adds them to its histograms exactly (sum, min and max
- * included). Three atomic adds into three histograms' scattered cache lines per copy cost more than
+ * single-producer ring ("hlog", --log-entries per CPU, default SVTRACE_HLOG_ENTRIES), plain stores
+ * into sequential lines, mmap()ed by user space, which adds them to its histograms exactly (sum, min
+ * and max included). Three atomic adds into three histograms' scattered cache lines per copy cost more than
  * twice as much in BPF. The producer is the free's program on that CPU (a program never runs nested
  * on one CPU); "hlog_pos" [cpu]: head (the producer's line, with its cached limit) and tail (user
  * space's line). A full ring (user space held off for longer than the ring lasts) is not a loss: the
