@@ -806,8 +806,8 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 	struct svtrace_inflight *v;
 	struct sv_scratch *s;
 	struct sv_track *t;
-	__u32 ifindex, netns, miss;
-	__u64 key, pt, now;
+	__u32 ifindex, netns, miss, tid;
+	__u64 key, now;
 	__u16 mac;
 
 	/* The early return for everything that is not SV: one load, three compares. */
@@ -826,8 +826,8 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 		if (t && !t->rx_tid && netns != port_netns[t->port & (SVTRACE_MAX_PORTS - 1)]) {
 			struct sv_feeder *f;
 
-			pt = bpf_get_current_pid_tgid();
-			f = feeder_self((__u32)pt);
+			tid = (__u32)bpf_get_current_pid_tgid();
+			f = feeder_self(tid);
 			if (f) {
 				t->rx_wait_ns = f->wait_ns > 0xffffffffull ? 0xffffffffu : (__u32)f->wait_ns;
 				t->rx_holder_pid = f->holder_pid;
@@ -837,7 +837,7 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 				t->rx_wait_ns = 0;
 				t->rx_holder_pid = 0;
 			}
-			t->rx_tid = (__u32)pt;
+			t->rx_tid = tid;
 		}
 		return 0;
 	}
@@ -852,7 +852,6 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 		return 0;
 	k.smpcnt = s->f.smpcnt;
 	now = bpf_ktime_get_ns();
-	pt = bpf_get_current_pid_tgid();
 	v = slot_of(k.stream, k.smpcnt);
 	if (!v)
 		return 0;
@@ -866,7 +865,7 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 		}
 	}
 	v->t1_ns = now;
-	v->tid1 = (__u32)pt;
+	v->tid1 = (__u32)bpf_get_current_pid_tgid();
 	v->cpu1 = (__u16)bpf_get_smp_processor_id();
 	v->smpcnt = (__u16)k.smpcnt;
 	v->seen = 0;
@@ -925,6 +924,14 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 		return 0;
 	__builtin_memset(&tr, 0, sizeof(tr));
 	tr.t2a_ns = bpf_ktime_get_ns();
+	/* The track slot's line (last written by the CPU that freed its previous owner) starts moving
+	 * here, overlapping with the frame's lookup below rather than stalling the claim. */
+	idx = track_idx(key);
+	t = bpf_map_lookup_elem(&track, &idx);
+	if (!t)
+		return 0;
+	old = *(volatile __u64 *)&t->skb;
+	asm volatile("" :: "r"(old));
 	head = RD(btf, skb, head);
 	c = bpf_map_lookup_elem(&t1_cache, &zero);
 	if (c && c->head == (__u64)head && tr.t2a_ns - c->t1_ns < T1_CACHE_NS &&
@@ -964,10 +971,6 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 		if (((v->seen | v->predrop) & all_ports) == all_ports)
 			v->t1_ns = 0;
 	}
-	idx = track_idx(key);
-	t = bpf_map_lookup_elem(&track, &idx);
-	if (!t)
-		return 0;
 	/* Claim the slot: free (0), or a stale entry of this very address (freed on a path without a
 	 * tracepoint, the address reused). Another live skb's slot: the fallback hash, counted. */
 	old = __sync_val_compare_and_swap(&t->skb, 0, key);
@@ -990,7 +993,7 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 static __always_inline void copy_fill(const bool btf, struct svtrace_copy *e, const struct sv_track *t, __u32 type,
 				      __u32 reason, __u64 now, struct sk_buff *skb, struct sv_feeder **fp)
 {
-	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct sv_feeder *f = NULL;
 	__u32 ifindex, netns;
 
@@ -1006,7 +1009,7 @@ static __always_inline void copy_fill(const bool btf, struct svtrace_copy *e, co
 	e->t2b_ns = now;
 	e->tid1 = t->tid1;
 	e->tid2a = t->tid2a;
-	e->tid2b = (__u32)pt;
+	e->tid2b = tid;
 	e->cpu1 = t->cpu1;
 	e->cpu2a = t->cpu2a;
 	e->cpu2b = (__u16)bpf_get_smp_processor_id();
@@ -1023,8 +1026,8 @@ static __always_inline void copy_fill(const bool btf, struct svtrace_copy *e, co
 		e->holder_policy = t->rx_holder_policy;
 		e->holder_prio = t->rx_holder_prio;
 	} else {
-		f = feeder_self((__u32)pt);
-		e->feeder_tid = (__u32)pt;
+		f = feeder_self(tid);
+		e->feeder_tid = tid;
 		if (f) {
 			e->wait_ns = f->wait_ns > 0xffffffffull ? 0xffffffffu : (__u32)f->wait_ns;
 			e->holder_pid = f->holder_pid;
@@ -1151,7 +1154,7 @@ static __always_inline bool hlog_add(__u32 port, __u32 stream, __u64 d1, __u64 d
 #else
 	__sync_lock_test_and_set(&hp->head, h + 1);
 #endif
-	/* Every half log of entries, wake user space (which otherwise drains every 100 ms): an 8-octet
+	/* Every half log of entries, wake user space (which otherwise drains every 200 ms): an 8-octet
 	 * record, shorter than any event, of which only the wake-up counts. */
 	if (!((h + 1) & (hlog_mask >> 1)))
 		bpf_ringbuf_output(&events, &h, sizeof(h), BPF_RB_FORCE_WAKEUP);
@@ -1252,10 +1255,14 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 	if (!proto_maybe_sv(btf, skb))
 		return 0;
 	key = skb_key(skb);
+	/* A take's time before its slot: the clock read waits for every load before it, and the slot is
+	 * a line the T2a CPU wrote (a transfer); this way the transfer overlaps with the work below. */
+	now = type == SVTRACE_EV_TAKEN ? bpf_ktime_get_ns() : 0;
 	t = key ? track_find(key) : NULL;
 	if (!t)
 		return type == SVTRACE_EV_DROP ? port_drop(btf, skb, reason) : 0;
-	now = bpf_ktime_get_ns();
+	if (type != SVTRACE_EV_TAKEN)
+		now = bpf_ktime_get_ns();
 	if (now - t->t2a_ns > stale_ns) {
 		/* The address was reused by another skb after an untraced free. */
 		count(SVTRACE_CNT_STALE);

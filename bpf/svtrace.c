@@ -62,13 +62,26 @@ struct opts {
 };
 
 /* A BPF stream id as user space knows it. */
+/*
+ * A stage: the hop log's values of one (stream, port, hop) since the last merge, in sv_stats' own
+ * buckets (exact: count, sum, min, max). The log holds only values below SVTRACE_HIST_LIMIT_NS, so
+ * SVTRACE_HIST_BUCKETS buckets; 32-bit counts (merged every SVTRACE_HIST_MERGE_S s at most: far from
+ * 2^32). Each drain touches the stages' lines again after the traffic evicted them: half the octets of
+ * an sv_stats' 64-bit buckets is half the misses.
+ */
+struct hstage {
+	uint64_t count, sum;
+	uint32_t min, max, top, pad;
+	uint32_t bucket[SVTRACE_HIST_BUCKETS];
+};
+
 struct tstream {
 	int corr;		/* correlation index, -1 not resolved yet, -2 filtered out */
 	bool seen;
 	uint16_t last_smp, max_smp;
 	uint16_t vlan_tci;
 	uint32_t rate;		/* learned from the smpCnt wrap, 0 unknown */
-	struct sv_stats *stage;	/* [(port - 1) * SVTRACE_HOPS + hop]: hop log values not merged yet */
+	struct hstage *stage;	/* [(port - 1) * SVTRACE_HOPS + hop]: hop log values not merged yet */
 };
 
 struct tracer {
@@ -434,18 +447,13 @@ static void stream_learn(struct tracer *t, struct tstream *s, uint16_t smp)
 }
 
 /* Finds BPF stream @id in the "streams" map (once per stream) and gives it a correlation index. */
-static struct tstream *stream_of(struct tracer *t, uint32_t id)
+static struct tstream *stream_first(struct tracer *t, uint32_t id)
 {
 	struct svtrace_stream_key k, next, *prev = NULL;
 	struct svtrace_stream_val v;
 	int fd = bpf_map__fd(t->skel->maps.streams), idx;
-	struct tstream *s;
+	struct tstream *s = &t->strm[id];
 
-	if (id >= SVTRACE_MAX_STREAMS)
-		return NULL;
-	s = &t->strm[id];
-	if (s->corr >= 0)
-		return s;
 	if (s->corr == -2)
 		return NULL;	/* filtered out (--svid) or over the limit */
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
@@ -472,6 +480,16 @@ static struct tstream *stream_of(struct tracer *t, uint32_t id)
 	}
 	t->unknown_streams++;
 	return NULL;
+}
+
+/* Per log entry: known ids are one array index (inline); the first time, stream_first(). */
+static inline struct tstream *stream_of(struct tracer *t, uint32_t id)
+{
+	if (id >= SVTRACE_MAX_STREAMS)
+		return NULL;
+	if (t->strm[id].corr >= 0)
+		return &t->strm[id];
+	return stream_first(t, id);
 }
 
 /* T1 frames of BPF stream @id: the per-CPU counts summed. */
@@ -854,16 +872,26 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
  * (stream, port, hop) here, merged into the stream's and the port's at each merge (hists_merge), halves
  * the lines of adding each value to both. NULL if the allocation failed.
  */
-static struct sv_stats *stage_of(struct tracer *t, struct tstream *s)
+static struct hstage *stage_of(struct tracer *t, struct tstream *s)
 {
-	unsigned n = t->nports * SVTRACE_HOPS;
-
-	if (!s->stage) {
-		s->stage = malloc(n * sizeof(*s->stage));
-		for (unsigned i = 0; s->stage && i < n; i++)
-			sv_stats_init(&s->stage[i]);
-	}
+	if (!s->stage)
+		s->stage = calloc(t->nports * SVTRACE_HOPS, sizeof(*s->stage));
 	return s->stage;
+}
+
+/* One value (< SVTRACE_HIST_LIMIT_NS) into a stage. */
+static inline void stage_add(struct hstage *g, uint32_t v)
+{
+	uint32_t i = sv_stats_index(v);
+
+	g->bucket[i]++;
+	if (i >= g->top)
+		g->top = i + 1;
+	if (!g->count++ || v < g->min)
+		g->min = v;
+	if (v > g->max)
+		g->max = v;
+	g->sum += v;
 }
 
 /* Latencies accounted elsewhere (a stage, a BPF histogram's growth) into the port's and stream @s's hop. */
@@ -875,23 +903,34 @@ static void hop_merge(struct tracer *t, const struct tstream *s, unsigned port, 
 		svtrace_corr_hop_merge(t->corr, s->corr, port, hop, lat);
 }
 
-/* Adds the staged values to the stream's and the port's statistics, and empties the stages. */
+/* Adds the staged values to the stream's and the port's statistics (through t->tmp), and empties the
+ * stages. */
 static void stage_merge(struct tracer *t)
 {
+	struct sv_stats *st = t->tmp;
+
 	for (uint32_t id = 0; id < t->nids && id < SVTRACE_MAX_STREAMS; id++) {
 		struct tstream *s = &t->strm[id];
 
 		if (!s->stage || s->corr < 0)
 			continue;
-		for (unsigned p = 1; p <= t->nports; p++) {
-			for (unsigned h = 0; h < SVTRACE_HOPS; h++) {
-				struct sv_stats *st = &s->stage[(p - 1) * SVTRACE_HOPS + h];
+		for (unsigned k = 0; k < t->nports * SVTRACE_HOPS; k++) {
+			struct hstage *g = &s->stage[k];
 
-				if (!st->count && !st->negative)
-					continue;
-				hop_merge(t, s, p, h, st);
-				sv_stats_init(st);
-			}
+			if (!g->count)
+				continue;
+			sv_stats_init(st);
+			for (uint32_t i = 0; i < g->top; i++)
+				st->bucket[i] = g->bucket[i];
+			st->top = g->top;
+			st->count = g->count;
+			st->min = g->min;
+			st->max = g->max;
+			st->sum_lo = g->sum;
+			hop_merge(t, s, k / SVTRACE_HOPS + 1, k % SVTRACE_HOPS, st);
+			memset(g->bucket, 0, g->top * sizeof(g->bucket[0]));
+			g->count = g->sum = 0;
+			g->min = g->max = g->top = 0;
 		}
 	}
 }
@@ -911,22 +950,26 @@ static void hlog_drain(struct tracer *t)
 				&t->hlog[(size_t)cpu * t->o.log_entries + (tail & (t->o.log_entries - 1))];
 			uint32_t d1 = e->d1, d2 = e->d2, p = e->port;
 			struct tstream *s = stream_of(t, e->stream);
-			struct sv_stats *st;
+			struct hstage *st;
 
 			if (!s) {
 				t->events_svid_filtered++;
 				continue;
 			}
-			if (p >= 1 && p <= t->nports && (st = stage_of(t, s))) {
+			/* Values within the stages' range (BPF logs no others; checked, not trusted) */
+			if (p >= 1 && p <= t->nports && d2 < SVTRACE_HIST_LIMIT_NS &&
+			    (d1 == SVTRACE_HLOG_NO_T1 || d1 + (uint64_t)d2 < SVTRACE_HIST_LIMIT_NS) &&
+			    (st = stage_of(t, s))) {
 				st += (p - 1) * SVTRACE_HOPS;
 				if (d1 != SVTRACE_HLOG_NO_T1) {
-					sv_stats_add(&st[SVTRACE_HOP_T1_T2A], d1);
-					sv_stats_add(&st[SVTRACE_HOP_T1_T2B], (int64_t)d1 + d2);
+					stage_add(&st[SVTRACE_HOP_T1_T2A], d1);
+					stage_add(&st[SVTRACE_HOP_T1_T2B], d1 + d2);
 				}
-				sv_stats_add(&st[SVTRACE_HOP_T2A_T2B], d2);
+				stage_add(&st[SVTRACE_HOP_T2A_T2B], d2);
 				continue;
 			}
-			/* No stage (bad port: counted there; no memory): as the copy's event would be */
+			/* No stage (bad port: counted there; a value out of range; no memory): as the copy's
+			 * event would be */
 			hop_copy(t, s, p, d1, d2);
 		}
 		t->hlog_copies += tail - hp->tail;
@@ -1535,11 +1578,11 @@ int main(int argc, char **argv)
 	t_end = t.o.duration_ns ? t.t_start_mono + t.o.duration_ns : INT64_MAX;
 	while (!stop_flag) {
 		/* BPF never wakes us per event: sleep, then drain what waits (one pass). 10 ms with
-		 * --record (an event per frame copy: 64k/s fill 5 MiB/s of ring); else 100 ms (only
+		 * --record (an event per frame copy: 64k/s fill 5 MiB/s of ring); else 200 ms (only
 		 * drops, late and missing frames are events, and BPF wakes us when a CPU's hop log is half
 		 * full). Each drain of the hop log first touches the histograms' lines that the traffic
 		 * evicted since the last one: the fewer drains, the cheaper each copy. */
-		err = ring_buffer__poll(t.rb, t.o.record ? 10 : 100);
+		err = ring_buffer__poll(t.rb, t.o.record ? 10 : 200);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "svtrace: ring buffer poll: %s\n", strerror(-err));
 			break;

@@ -58,6 +58,7 @@ struct svtrace_corr {
 	struct port_reasons *reasons;		/* [nports + 1] */
 	struct svtrace_late *late;
 	unsigned nlate;
+	bool late_sorted;	/* late[] sorted for output (worst first), not a heap: rebuilt on the next add */
 	struct svtrace_corr_counters cnt;
 };
 
@@ -324,6 +325,27 @@ static void reason_add(struct svtrace_corr *c, unsigned port, uint32_t reason)
 	}
 }
 
+/* late[] is a min-heap on hop_ns (the mildest kept frame at the root): keeping the worst late_max
+ * frames costs O(log n) per late frame, not a scan of all of them (a stalled guest makes thousands). */
+static void late_sift_down(struct svtrace_late *h, unsigned n, unsigned i)
+{
+	for (;;) {
+		unsigned m = i, l = 2 * i + 1, r = l + 1;
+		struct svtrace_late tmp;
+
+		if (l < n && h[l].hop_ns < h[m].hop_ns)
+			m = l;
+		if (r < n && h[r].hop_ns < h[m].hop_ns)
+			m = r;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
 static void late_add(struct svtrace_corr *c, const struct corr_entry *e, unsigned port,
 		     const struct svtrace_obs *o, enum svtrace_hop hop, int64_t hop_ns)
 {
@@ -332,7 +354,8 @@ static void late_add(struct svtrace_corr *c, const struct corr_entry *e, unsigne
 		.t_mono_ns = o->t_mono_ns, .feeder_tid = o->feeder_tid, .wait_ns = o->wait_ns,
 		.holder_pid = o->holder_pid, .holder_policy = o->holder_policy, .holder_prio = o->holder_prio,
 	};
-	unsigned i, min = 0;
+	struct svtrace_late *h = c->late;
+	unsigned i;
 
 	if (o->feeder_comm)
 		strncpy(l.feeder_comm, o->feeder_comm, sizeof(l.feeder_comm) - 1);
@@ -343,16 +366,23 @@ static void late_add(struct svtrace_corr *c, const struct corr_entry *e, unsigne
 		c->cfg.on_late(c->cfg.ctx, &l);
 	if (!c->cfg.late_max)
 		return;
+	if (c->late_sorted) {
+		for (i = c->nlate / 2; i-- > 0;)
+			late_sift_down(h, c->nlate, i);
+		c->late_sorted = false;
+	}
 	if (c->nlate < c->cfg.late_max) {
-		c->late[c->nlate++] = l;
+		/* sift up */
+		for (i = c->nlate++; i > 0 && h[(i - 1) / 2].hop_ns > l.hop_ns; i = (i - 1) / 2)
+			h[i] = h[(i - 1) / 2];
+		h[i] = l;
 		return;
 	}
-	/* Full: keep the worst ones. */
-	for (i = 1; i < c->nlate; i++)
-		if (c->late[i].hop_ns < c->late[min].hop_ns)
-			min = i;
-	if (l.hop_ns > c->late[min].hop_ns)
-		c->late[min] = l;
+	/* Full: keep the worst ones (replace the mildest). */
+	if (l.hop_ns > h[0].hop_ns) {
+		h[0] = l;
+		late_sift_down(h, c->nlate, 0);
+	}
 }
 
 int svtrace_corr_add(struct svtrace_corr *c, const struct svtrace_obs *o)
@@ -562,6 +592,7 @@ void svtrace_corr_late_sort(struct svtrace_corr *c)
 {
 	if (c->nlate > 1)
 		qsort(c->late, c->nlate, sizeof(*c->late), late_cmp);
+	c->late_sorted = true;
 }
 
 const struct svtrace_late *svtrace_corr_late(const struct svtrace_corr *c, unsigned *n)

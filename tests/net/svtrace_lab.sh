@@ -209,7 +209,9 @@ record)
 	SVREPORT="$SVKIT_BUILD/report/svreport"
 	[ -x "$SVREPORT" ] || skip "svreport not built"
 	recv_start "$NS_V1" vm1 8 "$TMP/r1"
+	RX1=$!
 	recv_start "$NS_V2" vm2 8 "$TMP/r2"
+	RX2=$!
 	trace_start 6 --record "$TMP/trace.rec"
 	PUB_EXTRA=""
 	[ "$SENDER" = svpub ] && PUB_EXTRA="--record $TMP/pub.rec"
@@ -223,8 +225,8 @@ record)
 		"$SVREPORT" -q --csv "$TMP/pub.csv" "$TMP/pub.rec" >/dev/null 2>"$TMP/report.err" ||
 			fail "svreport could not read svpub's record: $(head -3 "$TMP/report.err")"
 	fi
-	python3 - "$TMP/frames.csv" "$TMP/report.json" "$SENT" "$TMP/pub.csv" <<'PY' || fail "record contents"
-import csv, json, sys
+	python3 - "$TMP/frames.csv" "$TMP/report.json" "$SENT" "$TMP/pub.csv" "$RX1 $RX2" <<'PY' || fail "record contents"
+import collections, csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 rep = json.load(open(sys.argv[2]))
 sent = int(sys.argv[3])
@@ -246,6 +248,12 @@ streams = rep.get("streams", [])
 rates = sorted(set(s.get("sample_rate") for s in streams))
 print("streams in the report:", len(streams), "sample rates:", rates)
 ok = ok and len(streams) == 8 and rates == [4000]
+# thread ids: each copy is taken (T2b) by its guest's receiver (a single-threaded process: tid = pid),
+# and every point names a thread
+rx = set(sys.argv[5].split())
+t2b = set(r["tid"] for r in rows if r["point"] == "T2b")
+print("T2b threads:", dict(collections.Counter(r["tid"] for r in rows if r["point"] == "T2b")), "receivers:", sorted(rx))
+ok = ok and t2b == rx and all(r["tid"] not in ("", "0") for r in rows)
 sys.exit(0 if ok else 1)
 PY
 	echo "PASS: svtrace record: $SENT frames recorded at T1, T2a and T2b of both guests, sample seconds and rate right"

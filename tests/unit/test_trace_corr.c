@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -265,6 +266,57 @@ static void test_late_keeps_worst(void **state)
 	svtrace_corr_free(c);
 }
 
+static int cmp_desc(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x < y) - (x > y);
+}
+
+/* Many late frames (a stalled guest): the list is the worst late_max of them, also when it was sorted
+ * for output in between (the heap is rebuilt). */
+static void test_late_many(void **state)
+{
+	enum { N = 600, KEEP = 16 };
+	struct svtrace_corr_cfg cfg = { .nports = 1, .capacity = 1024, .timeout_ns = 100000 * MS, .late_ns = US,
+					.late_max = KEEP, .max_streams = 2 };
+	static int64_t ref[N];
+	struct svtrace_corr *c;
+	const struct svtrace_late *l;
+	uint32_t x = 12345;
+	unsigned n;
+
+	(void)state;
+	assert_int_equal(svtrace_corr_new(&c, &cfg), 0);
+	for (unsigned k = 0; k < N; k++) {
+		struct svtrace_obs o = { .kind = SVTRACE_OBS_INGRESS, .smpcnt = (uint16_t)k, .svid = (const uint8_t *)"A",
+					 .svid_len = 1, .t_mono_ns = (int64_t)k * MS };
+
+		x = x * 1103515245u + 12345u;
+		ref[k] = (int64_t)(2 + (x >> 8) % 100000) * US / 10;	/* 0.2 us .. 10 ms, some below 1 us */
+		svtrace_corr_add(c, &o);
+		o.kind = SVTRACE_OBS_EGRESS;
+		o.port = 1;
+		svtrace_corr_add(c, &o);
+		o.kind = SVTRACE_OBS_TAKEN;
+		o.t_mono_ns += ref[k];
+		svtrace_corr_add(c, &o);
+		if (k == N / 2) {
+			svtrace_corr_late_sort(c);
+			l = svtrace_corr_late(c, &n);
+			for (unsigned i = 1; i < n; i++)
+				assert_true(l[i - 1].hop_ns >= l[i].hop_ns);
+		}
+	}
+	svtrace_corr_late_sort(c);
+	l = svtrace_corr_late(c, &n);
+	qsort(ref, N, sizeof(ref[0]), cmp_desc);
+	assert_int_equal(n, KEEP);
+	for (unsigned i = 0; i < KEEP; i++)
+		assert_int_equal(l[i].hop_ns, ref[i]);
+	svtrace_corr_free(c);
+}
+
 /* svtrace's data path: one resolved copy at a time (correlated in BPF), every outcome on its hops. */
 static void test_copy_outcomes(void **state)
 {
@@ -449,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_bounded_and_timeout),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_late_keeps_worst),
+		cmocka_unit_test(test_late_many),
 		cmocka_unit_test(test_copy_outcomes),
 		cmocka_unit_test(test_hop_merge),
 		cmocka_unit_test(test_no_interval),
