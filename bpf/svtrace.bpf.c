@@ -394,8 +394,6 @@ static __always_inline int ber_len(const __u8 *w, __u32 *pos, __u32 n, __u32 *le
 	return -1;
 }
 
-/* Reads up to WIN octets of the frame at kernel address @l2 (MAC header, @avail linear octets) from its
- * EtherType on into @w: the one probe read of a frame. Returns the octets read, 0 if none. */
 /* Octets of the window from the EtherType on, for @avail linear octets from the MAC header; 0 if too short. */
 static __always_inline __u32 win_len(__u32 avail)
 {
@@ -404,6 +402,8 @@ static __always_inline __u32 win_len(__u32 avail)
 	return avail - 12 > WIN ? WIN : avail - 12;
 }
 
+/* Reads up to WIN octets of the frame at kernel address @l2 (MAC header, @avail linear octets) from its
+ * EtherType on into @w: the one probe read of a frame. Returns the octets read, 0 if none. */
 static __always_inline __u32 sv_read(const __u8 *l2, __u32 avail, __u8 *w)
 {
 	__u64 cp = win_len(avail);
@@ -1261,7 +1261,7 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 	t = key ? track_find(key) : NULL;
 	if (!t)
 		return type == SVTRACE_EV_DROP ? port_drop(btf, skb, reason) : 0;
-	if (type != SVTRACE_EV_TAKEN)
+	if (!now)	/* a tracked drop (untracked ones take their own time in port_drop) */
 		now = bpf_ktime_get_ns();
 	if (now - t->t2a_ns > stale_ns) {
 		/* The address was reused by another skb after an untraced free. */

@@ -61,7 +61,6 @@ struct opts {
 	bool live, json, raw_tp, verbose;
 };
 
-/* A BPF stream id as user space knows it. */
 /*
  * A stage: the hop log's values of one (stream, port, hop) since the last merge, in sv_stats' own
  * buckets (exact: count, sum, min, max). The log holds only values below SVTRACE_HIST_LIMIT_NS, so
@@ -75,6 +74,7 @@ struct hstage {
 	uint32_t bucket[SVTRACE_HIST_BUCKETS];
 };
 
+/* A BPF stream id as user space knows it. */
 struct tstream {
 	int corr;		/* correlation index, -1 not resolved yet, -2 filtered out */
 	bool seen;
