@@ -138,10 +138,11 @@ static __always_inline bool slot_match(const struct svtrace_inflight *v, __u32 s
 #define sv_track svtrace_track
 
 /* skb address -> frame, set at T2a, released at the free: a direct-mapped array (slot = hash of the
- * address; the slot's tag is the owner's address, claimed by compare-and-exchange so two CPUs never
- * share a slot). Lookups are inlined array accesses: no hashing of a key, no bucket lock, no
- * allocation. An skb freed by a path without a tracepoint is released by user space after the timeout
- * (mmap, counted missing at T2b); a reused address is caught by the staleness bound. */
+ * address), owned through the slot's word in "track_claim" (svtrace.h: address and epoch, claimed by
+ * compare-and-exchange so two CPUs never share a slot; only T2a touches it). Lookups are inlined array
+ * accesses: no hashing of a key, no bucket lock, no allocation. An skb freed by a path without a
+ * tracepoint is released by user space after the timeout (mmap, counted missing at T2b); a reused
+ * address is caught by the staleness bound. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -149,6 +150,23 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sv_track);
 } track SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 32768);		/* = track's */
+	__type(key, __u32);
+	__type(value, __u64);
+} track_claim SEC(".maps");
+
+static __always_inline __u64 claim_word(__u64 skb, __u32 epoch)
+{
+	return (skb & SVTRACE_CLAIM_TAG_MASK) | ((__u64)(epoch & 127) << SVTRACE_CLAIM_EPOCH_SHIFT);
+}
+
+static __always_inline __u32 claim_epoch(__u64 c)
+{
+	return (__u32)(c >> SVTRACE_CLAIM_EPOCH_SHIFT);
+}
 
 /* The fallback when a copy's slot is held by another live skb (counted): a plain preallocated hash.
  * tracked_live > 0 while it may hold entries, so the free looks here only then. */
@@ -194,8 +212,12 @@ static __always_inline __u64 skb_key(const struct sk_buff *skb)
 
 static __always_inline __u32 track_idx(__u64 skb)
 {
-	/* Fibonacci hashing of the address: slab objects differ in the middle bits. */
-	return (__u32)((skb * 0x9E3779B97F4A7C15ull) >> 40) & (__u32)track_mask;
+	/* The address in 256-octet steps (an sk_buff takes 256 with its cache-line alignment): the skbs
+	 * of one slab page, allocated one after the other, take neighbouring slots, so their claim words
+	 * share lines and their slots' lines are prefetched together, and live skbs collide only when
+	 * their addresses are a whole table (8 MiB by default) apart. (A multiplicative hash scatters
+	 * them: a cache miss per claim and per slot.) */
+	return (__u32)(skb >> 8) & (__u32)track_mask;
 }
 
 /* The frame copy tracked for @skb, or NULL. */
@@ -204,19 +226,19 @@ static __always_inline struct sv_track *track_find(__u64 skb)
 	__u32 i = track_idx(skb);
 	struct sv_track *t = bpf_map_lookup_elem(&track, &i);
 
-	if (t && t->skb == skb)
+	if (t && t->skb == skb && !(t->state & SVTRACE_TRACK_RELEASED))
 		return t;
 	if (!tracked_live)
 		return NULL;
 	return bpf_map_lookup_elem(&tracked, &skb);
 }
 
-/* Releases @t (found by track_find for @skb): the array slot's tag, or the fallback's entry (whose
- * tag field is 0: the hash is keyed by the address). */
+/* Releases @t (found by track_find for @skb): the array slot's state (its claim stays: svtrace.h), or
+ * the fallback's entry (whose tag field is 0: the hash is keyed by the address). */
 static __always_inline void track_release(struct sv_track *t, __u64 skb)
 {
 	if (t->skb == skb) {
-		t->skb = 0;
+		t->state |= SVTRACE_TRACK_RELEASED;
 		return;
 	}
 	if (!bpf_map_delete_elem(&tracked, &skb))
@@ -907,8 +929,8 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	struct sv_scratch *s;
 	struct sv_track tr, *t;
 	struct sv_t1_cache *c;
-	__u32 ifindex, netns, bit, zero = 0, idx;
-	__u64 key, old;
+	__u32 ifindex, netns, bit, zero = 0, idx, ep;
+	__u64 key, old, nc, *cl;
 	unsigned char *head, *data;
 
 	/* Non-SV traffic toward the guests leaves here (before any clock read or cache check: a recycled
@@ -924,14 +946,6 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 		return 0;
 	__builtin_memset(&tr, 0, sizeof(tr));
 	tr.t2a_ns = bpf_ktime_get_ns();
-	/* The track slot's line (last written by the CPU that freed its previous owner) starts moving
-	 * here, overlapping with the frame's lookup below rather than stalling the claim. */
-	idx = track_idx(key);
-	t = bpf_map_lookup_elem(&track, &idx);
-	if (!t)
-		return 0;
-	old = *(volatile __u64 *)&t->skb;
-	asm volatile("" :: "r"(old));
 	head = RD(btf, skb, head);
 	c = bpf_map_lookup_elem(&t1_cache, &zero);
 	if (c && c->head == (__u64)head && tr.t2a_ns - c->t1_ns < T1_CACHE_NS &&
@@ -971,11 +985,30 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 		if (((v->seen | v->predrop) & all_ports) == all_ports)
 			v->t1_ns = 0;
 	}
-	/* Claim the slot: free (0), or a stale entry of this very address (freed on a path without a
-	 * tracepoint, the address reused). Another live skb's slot: the fallback hash, counted. */
-	old = __sync_val_compare_and_swap(&t->skb, 0, key);
-	if (old == 0 || old == key) {
+	/* Claim the slot (svtrace.h): never claimed, last claimed by this very address (whose copy was
+	 * freed: the address is live again), or another address's whose copy was released or is stale.
+	 * The claim word's line stays on the forwarding CPUs; the slot is then written without reading
+	 * it (plain stores drain while the program goes on). Another live skb's slot: the fallback hash,
+	 * counted. */
+	idx = track_idx(key);
+	cl = bpf_map_lookup_elem(&track_claim, &idx);
+	t = bpf_map_lookup_elem(&track, &idx);
+	if (!cl || !t)
+		return 0;
+	old = *(volatile __u64 *)cl;
+	ep = claim_epoch(old) + 1;
+	if (old && (old & SVTRACE_CLAIM_TAG_MASK) != (key & SVTRACE_CLAIM_TAG_MASK)) {
+		__u16 st = t->state;
+
+		if ((t->skb & SVTRACE_CLAIM_TAG_MASK) != (old & SVTRACE_CLAIM_TAG_MASK) ||
+		    (st >> 1) != claim_epoch(old) ||
+		    (!(st & SVTRACE_TRACK_RELEASED) && tr.t2a_ns - t->t2a_ns <= stale_ns))
+			old = ~0ull;	/* held (or its owner's stores not visible yet) */
+	}
+	nc = claim_word(key, ep);
+	if (old != ~0ull && __sync_val_compare_and_swap(cl, old, nc) == old) {
 		tr.skb = key;
+		tr.state = (__u16)(claim_epoch(nc) << 1);
 		*t = tr;
 		return 0;
 	}
@@ -1255,14 +1288,13 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 	if (!proto_maybe_sv(btf, skb))
 		return 0;
 	key = skb_key(skb);
-	/* A take's time before its slot: the clock read waits for every load before it, and the slot is
-	 * a line the T2a CPU wrote (a transfer); this way the transfer overlaps with the work below. */
-	now = type == SVTRACE_EV_TAKEN ? bpf_ktime_get_ns() : 0;
+	/* The slot before the clock: the slot's line comes from the T2a CPU and the skb's (read above)
+	 * from wherever it was last written; the clock read waits for every earlier load, so both misses
+	 * are in flight together instead of one after the other. */
 	t = key ? track_find(key) : NULL;
 	if (!t)
 		return type == SVTRACE_EV_DROP ? port_drop(btf, skb, reason) : 0;
-	if (!now)	/* a tracked drop (untracked ones take their own time in port_drop) */
-		now = bpf_ktime_get_ns();
+	now = bpf_ktime_get_ns();
 	if (now - t->t2a_ns > stale_ns) {
 		/* The address was reused by another skb after an untraced free. */
 		count(SVTRACE_CNT_STALE);

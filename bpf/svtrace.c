@@ -832,18 +832,19 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 		to = from + t->track_n / 4;
 		t->scan_cursor = to >= t->track_n ? 0 : to;
 	}
-	/* The direct-mapped array, through mmap: a slot is released with the same compare-and-exchange
-	 * BPF claims it with, so a free racing with the scan is counted once. */
+	/* The direct-mapped array, through mmap: a live copy (svtrace.h) is released by a
+	 * compare-and-exchange of its state, so a new claim of the slot racing with the scan wins. */
 	for (uint32_t i = from; t->track && i < to; i++) {
 		volatile struct svtrace_track *v = &t->track[i];
 		uint64_t skb = v->skb;
+		uint16_t st = v->state;
 
-		if (!skb)
+		if (!skb || (st & SVTRACE_TRACK_RELEASED))
 			continue;
 		memcpy(&tp, (const void *)v, sizeof(tp));
-		if (tp.skb != skb || (!all && now - (int64_t)tp.t2a_ns <= t->o.timeout_ns))
+		if (tp.skb != skb || tp.state != st || (!all && now - (int64_t)tp.t2a_ns <= t->o.timeout_ns))
 			continue;
-		if (!__sync_bool_compare_and_swap(&v->skb, skb, 0))
+		if (!__sync_bool_compare_and_swap(&v->state, st, st | SVTRACE_TRACK_RELEASED))
 			continue;
 		track_missing(t, &tp);
 	}
@@ -1146,6 +1147,7 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 	sv_json_kv_uint(&j, "frames_walked", counter_sum(t, SVTRACE_CNT_WALKS));
 	sv_json_kv_uint(&j, "copies_logged", t->hlog_copies);
 	sv_json_kv_uint(&j, "copies_bpf_hist", counter_sum(t, SVTRACE_CNT_AGGREGATED));
+	sv_json_kv_uint(&j, "track_collisions", counter_sum(t, SVTRACE_CNT_TRACK_COLL));
 	sv_json_kv_uint(&j, "track_full", counter_sum(t, SVTRACE_CNT_TRACK_FULL));
 	sv_json_kv_uint(&j, "stale_skbs", counter_sum(t, SVTRACE_CNT_STALE));
 	sv_json_kv_uint(&j, "ovs_upcalls_frames", t->upcalls);
@@ -1408,6 +1410,7 @@ static int open_and_load(struct tracer *t)
 		while (t->track_n < t->o.table)
 			t->track_n <<= 1;
 		bpf_map__set_max_entries(sk->maps.track, t->track_n);
+		bpf_map__set_max_entries(sk->maps.track_claim, t->track_n);
 		sk->rodata->track_mask = t->track_n - 1;
 		bpf_map__set_max_entries(sk->maps.tracked, t->track_n / 8);
 		/* Histograms per (stream, egress port, hop); --record: every copy is an event (records are

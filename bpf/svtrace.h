@@ -11,8 +11,8 @@
  *
  * Data path: the frames are correlated IN BPF. T1 stores (stream, smpCnt) -> T1 in the map "inflight";
  * T2a looks it up and stores skb -> (key, T1, T2a) in "track" (a direct-mapped array: slot = hash of the
- * skb address, claimed by compare-and-exchange of its tag; a slot held by another live skb falls back to
- * the hash "tracked", counted); T2b (the free) then either adds the copy's three hop latencies to the
+ * skb address, claimed by compare-and-exchange in "track_claim"; a slot held by another live skb falls
+ * back to the hash "tracked", counted); T2b (the free) then either adds the copy's three hop latencies to the
  * histograms in BPF (map "hist" per stream, port and hop; a port's is the sum of its streams': the default
  * summary and --live modes), or emits ONE fixed svtrace_copy event per frame and egress copy with all
  * three points (--record: records are per frame; and always for drops, late frames with their names,
@@ -151,11 +151,17 @@ struct svtrace_inflight {
 
 /*
  * Map "track" value (and "tracked", the fallback hash keyed by skb): what the free needs, the frame's
- * points so far, plus the guest-side receiver if any. skb = the owner's address (0: free slot), claimed
- * with compare-and-exchange at T2a, released by the free that finds it (or by user space's timeout
- * scan, through mmap). 64 octets, one cache line: T2a writes it on the forwarding CPU and the free
- * reads it on the consumer's, so its size is a cache-line transfer per copy. The names of the guest-side
- * receiver and of its holder live in the feeder's slot (they matter only for late frames).
+ * points so far, plus the guest-side receiver if any. A slot is owned through its word in the map
+ * "track_claim", which only T2a touches: the owner's address in bits 0-56 (kernel addresses have bits
+ * 57-63 set) and an epoch in bits 57-63 that every claim advances, taken by compare-and-exchange (a
+ * line that stays with the forwarding CPU). T2a then fills the slot with plain stores: skb = the
+ * owner's address, state = its claim's epoch << 1. The free (on the consumer's CPU) reads the slot and
+ * releases it by setting SVTRACE_TRACK_RELEASED in state, never touching the claim: the slot's line
+ * crosses CPUs once per copy (T2a -> free), and the next claim neither waits for it nor reads it. A
+ * slot held by another address may be claimed only when it holds that owner's copy (same address and
+ * epoch as its claim word) and the copy was released, or is stale. User space's timeout scan releases
+ * through mmap with a compare-and-exchange of state. 64 octets, one cache line. The names of the
+ * guest-side receiver and of its holder live in the feeder's slot (they matter only for late frames).
  */
 struct svtrace_track {
 	__u64 skb;
@@ -167,8 +173,13 @@ struct svtrace_track {
 	__u16 vlan_tci, flags;
 	__u32 rx_tid;		/* guest-side receiver (0 none); the rx_* below valid only then */
 	__u32 rx_wait_ns, rx_holder_pid;
-	__u8 rx_holder_policy, rx_holder_prio, pad[2];
+	__u8 rx_holder_policy, rx_holder_prio;
+	__u16 state;		/* claim epoch << 1 | SVTRACE_TRACK_RELEASED */
 };
+
+#define SVTRACE_TRACK_RELEASED 0x1u
+#define SVTRACE_CLAIM_TAG_MASK ((1ull << 57) - 1)	/* the owner's address bits in a claim word */
+#define SVTRACE_CLAIM_EPOCH_SHIFT 57
 
 #define SVTRACE_TRACK_SIZE 64
 

@@ -93,7 +93,7 @@ hops | hops_raw_tp)
 	# hop log of 64 entries per CPU, and svtrace's process stopped for 0.5 s in the middle: the copies
 	# that then find the log full go to the in-BPF histograms, and none is lost
 	secs=10; mode=tp_btf; set --
-	[ "$PHASE" = hops_raw_tp ] && { secs=3; mode=raw_tp; set -- --raw-tp --log-entries 64; }
+	[ "$PHASE" = hops_raw_tp ] && { secs=3; mode=raw_tp; set -- --raw-tp --log-entries 64 --table 1024; }
 	recv_start "$NS_V1" vm1 $((secs + 6)) "$TMP/r1"
 	recv_start "$NS_V2" vm2 $((secs + 6)) "$TMP/r2"
 	trace_start $((secs + 5)) "$@"
@@ -115,6 +115,8 @@ hops | hops_raw_tp)
 	echo "  taken copies: $logged through the hop log, $inhist into the BPF histograms (log full)"
 	[ "$logged" -gt 0 ] || fail "no copy went through the hop log"
 	[ "$PHASE" = hops ] || [ "$inhist" -gt 0 ] || fail "a 64-entry hop log never filled at 64000 copies/s"
+	echo "  skb table: $(J "d['track_collisions']") slot collisions (fallback hash), $(J "d['track_full']") copies untracked"
+	[ "$(J "d['track_full']")" = 0 ] || fail "copies went untracked"
 	for p in vm1p vm2p; do
 		for h in "T1 T2a" "T2a T2b" "T1 T2b"; do
 			set -- $h
