@@ -129,6 +129,43 @@ static __always_inline struct svtrace_inflight *slot_of(__u32 stream, __u32 smpc
 	return bpf_map_lookup_elem(&inflight, &i);
 }
 
+/* Bit i of word [stream * SVTRACE_INFLIGHT_SLOTS / 64 + i / 64]: inflight slot i of the stream holds a
+ * frame that has not reached every port (svtrace.h). Set at T1 before the slot is written, cleared by
+ * whoever completes the frame (or frees the slot: user space after the timeout). T1 reads only this
+ * (two hot lines per stream), and the slot only when its bit is set: it writes the slot without
+ * reading it, so the slot's line (last touched 1024 frames ago) is fetched behind the program, not
+ * waited for. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, SVTRACE_MAX_STREAMS * SVTRACE_INFLIGHT_SLOTS / 64);
+	__type(key, __u32);
+	__type(value, __u64);
+} incomplete SEC(".maps");
+
+static __always_inline __u64 *incomplete_of(__u32 stream, __u32 smpcnt)
+{
+	__u32 i = ((stream % SVTRACE_MAX_STREAMS) * SVTRACE_INFLIGHT_SLOTS +
+		   (smpcnt & (SVTRACE_INFLIGHT_SLOTS - 1))) / 64;
+
+	return bpf_map_lookup_elem(&incomplete, &i);
+}
+
+static __always_inline __u64 incomplete_bit(__u32 smpcnt)
+{
+	return 1ull << (smpcnt & 63);
+}
+
+/* Frame (@stream, @smpcnt) reached every port: its slot is free. */
+static __always_inline void slot_complete(struct svtrace_inflight *v, __u32 stream, __u32 smpcnt)
+{
+	__u64 *w = incomplete_of(stream, smpcnt);
+
+	v->t1_ns = 0;
+	if (w)
+		__sync_fetch_and_and(w, ~incomplete_bit(smpcnt));
+}
+
 /* The slot holds this frame's T1 (same smpCnt, recent enough to be the same second's frame). */
 static __always_inline bool slot_match(const struct svtrace_inflight *v, __u32 smpcnt, __u64 now)
 {
@@ -829,7 +866,7 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 	struct sv_scratch *s;
 	struct sv_track *t;
 	__u32 ifindex, netns, miss, tid;
-	__u64 key, now;
+	__u64 key, now, bit, *w;
 	__u16 mac;
 
 	/* The early return for everything that is not SV: one load, three compares. */
@@ -875,16 +912,20 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 	k.smpcnt = s->f.smpcnt;
 	now = bpf_ktime_get_ns();
 	v = slot_of(k.stream, k.smpcnt);
-	if (!v)
+	w = incomplete_of(k.stream, k.smpcnt);
+	if (!v || !w)
 		return 0;
-	if (v->t1_ns) {
+	bit = incomplete_bit(k.smpcnt);
+	if (*w & bit) {
 		/* The slot's previous frame never reached every port. */
-		miss = all_ports & ~(v->seen | v->predrop);
+		miss = v->t1_ns ? all_ports & ~(v->seen | v->predrop) : 0;
 		if (miss) {
 			struct svtrace_frame_key old = { .stream = k.stream, .smpcnt = v->smpcnt };
 
 			emit_missing(&old, v, miss);
 		}
+	} else {
+		__sync_fetch_and_or(w, bit);
 	}
 	v->t1_ns = now;
 	v->tid1 = (__u32)bpf_get_current_pid_tgid();
@@ -983,7 +1024,7 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 		v->seen |= bit;
 		/* Every port reached: the slot is free. */
 		if (((v->seen | v->predrop) & all_ports) == all_ports)
-			v->t1_ns = 0;
+			slot_complete(v, k.stream, k.smpcnt);
 	}
 	/* Claim the slot (svtrace.h): never claimed, last claimed by this very address (whose copy was
 	 * freed: the address is live again), or another address's whose copy was released or is stale.
@@ -1272,7 +1313,7 @@ static __always_inline int port_drop(const bool btf, struct sk_buff *skb, __u32 
 			e->flags |= SVTRACE_F_T1_FIRST;
 		v->predrop |= bit;
 		if (((v->seen | v->predrop) & all_ports) == all_ports)
-			v->t1_ns = 0;
+			slot_complete(v, k.stream, k.smpcnt);
 	}
 	bpf_ringbuf_submit(e, RB_FLAGS);
 	return 0;

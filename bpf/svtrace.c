@@ -91,6 +91,8 @@ struct tracer {
 	uint64_t unknown_streams, upcalls;
 	volatile struct svtrace_inflight *inflight;	/* the BPF array, mmap()ed; NULL if that failed */
 	size_t inflight_bytes;
+	volatile uint64_t *incomplete;			/* its slots' "not complete" bits (mmap) */
+	size_t incomplete_bytes;
 	volatile struct svtrace_track *track;		/* "track", mmap()ed (timeout scan) */
 	size_t track_bytes;
 	uint32_t track_n;
@@ -786,6 +788,9 @@ static void scan_inflight(struct tracer *t, int64_t now, bool all)
 			e.tid1 = v->tid1;
 			e.cpu1 = v->cpu1;
 			v->t1_ns = 0;	/* free the slot (BPF may race: at worst one frame loses its T1) */
+			if (t->incomplete)
+				__atomic_fetch_and(&t->incomplete[(id * SVTRACE_INFLIGHT_SLOTS + j) / 64],
+						   ~(1ull << (j & 63)), __ATOMIC_RELAXED);
 			if (!miss)
 				continue;
 			e.type = SVTRACE_EV_MISSING;
@@ -1301,7 +1306,8 @@ static int maps_mmap(struct tracer *t)
 	struct svtrace_bpf *sk = t->skel;
 
 	t->track = map_mmap(sk->maps.track, &t->track_bytes);
-	if (!t->track)
+	t->incomplete = map_mmap(sk->maps.incomplete, &t->incomplete_bytes);
+	if (!t->track || !t->incomplete)
 		return -errno;
 	if (t->o.record)
 		return 0;
@@ -1325,6 +1331,9 @@ static void maps_unmap(struct tracer *t)
 {
 	if (t->track)
 		munmap((void *)t->track, t->track_bytes);
+	if (t->incomplete)
+		munmap((void *)t->incomplete, t->incomplete_bytes);
+	t->incomplete = NULL;
 	if (t->hist)
 		munmap((void *)t->hist, t->hist_bytes);
 	if (t->hlog)
