@@ -139,7 +139,9 @@ struct svtrace_frame_key {
 	__u32 smpcnt;
 };
 
-/* Map "inflight" value, slot [stream * SVTRACE_INFLIGHT_SLOTS + smpCnt % SLOTS]; free when t1_ns == 0. */
+/* Map "inflight" value, slot [stream * SVTRACE_INFLIGHT_SLOTS + smpCnt % SLOTS]; free when t1_ns == 0.
+ * Map "incomplete" (mmap()ed, a u64 per 64 slots, same order): the slot's bit is set while it holds a frame
+ * that has not reached every port, so T1 reads a slot only when it must report its previous frame. */
 struct svtrace_inflight {
 	__u64 t1_ns;
 	__u32 tid1;
