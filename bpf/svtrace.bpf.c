@@ -122,9 +122,15 @@ struct {
 	__type(value, struct svtrace_inflight);
 } inflight SEC(".maps");
 
+/* Frame (@stream, @smpcnt)'s slot in "inflight" (and bit in "incomplete"). */
+static __always_inline __u32 slot_idx(__u32 stream, __u32 smpcnt)
+{
+	return (stream % SVTRACE_MAX_STREAMS) * SVTRACE_INFLIGHT_SLOTS + (smpcnt & (SVTRACE_INFLIGHT_SLOTS - 1));
+}
+
 static __always_inline struct svtrace_inflight *slot_of(__u32 stream, __u32 smpcnt)
 {
-	__u32 i = (stream % SVTRACE_MAX_STREAMS) * SVTRACE_INFLIGHT_SLOTS + (smpcnt & (SVTRACE_INFLIGHT_SLOTS - 1));
+	__u32 i = slot_idx(stream, smpcnt);
 
 	return bpf_map_lookup_elem(&inflight, &i);
 }
@@ -145,8 +151,7 @@ struct {
 
 static __always_inline __u64 *incomplete_of(__u32 stream, __u32 smpcnt)
 {
-	__u32 i = ((stream % SVTRACE_MAX_STREAMS) * SVTRACE_INFLIGHT_SLOTS +
-		   (smpcnt & (SVTRACE_INFLIGHT_SLOTS - 1))) / 64;
+	__u32 i = slot_idx(stream, smpcnt) / 64;
 
 	return bpf_map_lookup_elem(&incomplete, &i);
 }
@@ -203,6 +208,19 @@ static __always_inline __u64 claim_word(__u64 skb, __u32 epoch)
 static __always_inline __u32 claim_epoch(__u64 c)
 {
 	return (__u32)(c >> SVTRACE_CLAIM_EPOCH_SHIFT);
+}
+
+/* Slot @t, whose claim word reads @c, may be claimed for @skb at @now (svtrace.h): never claimed, last
+ * claimed by this very address (its copy was freed: the address is live again), or holding another
+ * address's copy that was released or is stale. Held, or its owner's stores not visible yet: no. */
+static __always_inline bool claim_free(__u64 c, const struct sv_track *t, __u64 skb, __u64 now)
+{
+	__u16 st = t->state;
+
+	if (!c || (c & SVTRACE_CLAIM_TAG_MASK) == (skb & SVTRACE_CLAIM_TAG_MASK))
+		return true;
+	return (t->skb & SVTRACE_CLAIM_TAG_MASK) == (c & SVTRACE_CLAIM_TAG_MASK) && (st >> 1) == claim_epoch(c) &&
+	       ((st & SVTRACE_TRACK_RELEASED) || now - t->t2a_ns > stale_ns);
 }
 
 /* The fallback when a copy's slot is held by another live skb (counted): a plain preallocated hash.
@@ -970,7 +988,7 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	struct sv_scratch *s;
 	struct sv_track tr, *t;
 	struct sv_t1_cache *c;
-	__u32 ifindex, netns, bit, zero = 0, idx, ep;
+	__u32 ifindex, netns, bit, zero = 0, idx;
 	__u64 key, old, nc, *cl;
 	unsigned char *head, *data;
 
@@ -1026,28 +1044,17 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 		if (((v->seen | v->predrop) & all_ports) == all_ports)
 			slot_complete(v, k.stream, k.smpcnt);
 	}
-	/* Claim the slot (svtrace.h): never claimed, last claimed by this very address (whose copy was
-	 * freed: the address is live again), or another address's whose copy was released or is stale.
-	 * The claim word's line stays on the forwarding CPUs; the slot is then written without reading
-	 * it (plain stores drain while the program goes on). Another live skb's slot: the fallback hash,
-	 * counted. */
+	/* Claim the slot (claim_free). The claim word's line stays on the forwarding CPUs; the slot is
+	 * then written without reading it (plain stores drain while the program goes on). Another live
+	 * skb's slot: the fallback hash, counted. */
 	idx = track_idx(key);
 	cl = bpf_map_lookup_elem(&track_claim, &idx);
 	t = bpf_map_lookup_elem(&track, &idx);
 	if (!cl || !t)
 		return 0;
 	old = *(volatile __u64 *)cl;
-	ep = claim_epoch(old) + 1;
-	if (old && (old & SVTRACE_CLAIM_TAG_MASK) != (key & SVTRACE_CLAIM_TAG_MASK)) {
-		__u16 st = t->state;
-
-		if ((t->skb & SVTRACE_CLAIM_TAG_MASK) != (old & SVTRACE_CLAIM_TAG_MASK) ||
-		    (st >> 1) != claim_epoch(old) ||
-		    (!(st & SVTRACE_TRACK_RELEASED) && tr.t2a_ns - t->t2a_ns <= stale_ns))
-			old = ~0ull;	/* held (or its owner's stores not visible yet) */
-	}
-	nc = claim_word(key, ep);
-	if (old != ~0ull && __sync_val_compare_and_swap(cl, old, nc) == old) {
+	nc = claim_word(key, claim_epoch(old) + 1);
+	if (claim_free(old, t, key, tr.t2a_ns) && __sync_val_compare_and_swap(cl, old, nc) == old) {
 		tr.skb = key;
 		tr.state = (__u16)(claim_epoch(nc) << 1);
 		*t = tr;

@@ -775,7 +775,8 @@ static void scan_inflight(struct tracer *t, int64_t now, bool all)
 		return;
 	for (uint32_t id = 0; id < t->nids; id++) {
 		for (uint32_t j = 0; j < SVTRACE_INFLIGHT_SLOTS; j++) {
-			volatile struct svtrace_inflight *v = &t->inflight[id * SVTRACE_INFLIGHT_SLOTS + j];
+			uint32_t i = id * SVTRACE_INFLIGHT_SLOTS + j;	/* slot, and bit in "incomplete" */
+			volatile struct svtrace_inflight *v = &t->inflight[i];
 			struct svtrace_copy e = { 0 };
 			uint64_t t1 = v->t1_ns;
 			uint32_t miss;
@@ -789,8 +790,7 @@ static void scan_inflight(struct tracer *t, int64_t now, bool all)
 			e.cpu1 = v->cpu1;
 			v->t1_ns = 0;	/* free the slot (BPF may race: at worst one frame loses its T1) */
 			if (t->incomplete)
-				__atomic_fetch_and(&t->incomplete[(id * SVTRACE_INFLIGHT_SLOTS + j) / 64],
-						   ~(1ull << (j & 63)), __ATOMIC_RELAXED);
+				__atomic_fetch_and(&t->incomplete[i / 64], ~(1ull << (i & 63)), __ATOMIC_RELAXED);
 			if (!miss)
 				continue;
 			e.type = SVTRACE_EV_MISSING;
