@@ -36,6 +36,9 @@ const volatile __u64 stale_ns = 2000000000ull;
 const volatile __u64 late_ns = 0;		/* T1->T2b (or T2a->T2b) above this: late event with names */
 const volatile __u32 all_ports = 0;		/* bit p set for every egress port p */
 const volatile __u32 nr_cpus = 1;
+/* 1: a feeder's wait comes from the scheduler's own run-queue stamps (task sched_info, rq clock; no
+ * sched_wakeup program); 0: from sched_wakeup (kernels without them in BTF, or --sched-wakeup). */
+const volatile __u32 wait_from_rq = 0;
 const volatile __u32 per_frame = 0;		/* 1: every copy as an event (--record), no histograms */
 const volatile __u32 hlog_mask = 0;		/* hop log entries per CPU - 1 (0: no log; svtrace.h) */
 const volatile __u64 track_mask = 0;		/* "track" entries - 1 (a power of two) */
@@ -339,6 +342,32 @@ static __always_inline struct sv_feeder *feeder_of(__u32 tid)
 	return bpf_map_lookup_elem(&feeders, &i);
 }
 
+/* Holders' names by pid (direct-mapped, tagged with the pid), kept when a holder is named in a feeder's
+ * slot: a late frame received by one feeder (a napi thread) and freed later by another reads its
+ * holder's name here when the feeder's slot has moved on to a later run. */
+struct sv_name {
+	__u32 pid, pad;
+	__u8 comm[SVTRACE_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FEEDER_MASK + 1);
+	__type(key, __u32);
+	__type(value, struct sv_name);
+} holder_names SEC(".maps");
+
+static __always_inline void holder_keep(const struct sv_feeder *f)
+{
+	__u32 i = f->holder_pid & FEEDER_MASK;
+	struct sv_name *n = bpf_map_lookup_elem(&holder_names, &i);
+
+	if (!n || !f->holder_pid)
+		return;
+	__builtin_memcpy(n->comm, f->holder_comm, SVTRACE_COMM_LEN);
+	n->pid = f->holder_pid;
+}
+
 /* Per-CPU run bookkeeping; a plain array indexed by CPU because sched_wakeup runs on the waker's CPU
  * and writes the target CPU's slot. Races only blur which holder is named, never memory safety. */
 struct sv_cpu_state {
@@ -358,6 +387,34 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sv_cpu_state);
 } cpus SEC(".maps");
+
+/*
+ * wait_from_rq: each CPU's last run segments, written only by that CPU's sched_switch (no line crosses
+ * CPUs, no clock read: the run queue's clock, just updated by the scheduler and reached through the
+ * incoming task's sched_entity (its cfs_rq's rq: every task has one, whatever its class), and the
+ * outgoing task's own sched_info.last_arrival). When a feeder is switched in, its wait is the rq clock minus its
+ * sched_info.last_queued (set by the kernel when it was woken, or preempted, onto a run queue) and the
+ * holder is the segment of this CPU that overlapped that wait the longest (idle excluded).
+ */
+#define SEG_N 16
+struct sv_seg {
+	__u64 start, end;	/* rq clock */
+	__u64 task;		/* the task_struct's address (its names are read only for a holder) */
+	__u32 pid, pad;
+};
+
+struct sv_segs {
+	__u64 head;		/* next entry */
+	__u64 pad[7];
+	struct sv_seg e[SEG_N];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CPU_MASK + 1);
+	__type(key, __u32);
+	__type(value, struct sv_segs);
+} segs SEC(".maps");
 
 
 /* The parse result: stream key (svID zero-padded: it is a hash key), smpCnt, tag. */
@@ -1367,13 +1424,18 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 		} else {
 			copy_fill(btf, &l->c, t, type, reason, now, skb, &f);
 			if (t->rx_tid) {
-				/* The names from the receiver's feeder slot; the holder's only while the slot
-				 * still names the holder seen at the receive. */
+				/* The names from the receiver's feeder slot; the holder's from there while the
+				 * slot still names the holder seen at the receive, else from its pid's name. */
 				f = feeder_of(t->rx_tid);
 				if (f) {
+					__u32 ni = t->rx_holder_pid & FEEDER_MASK;
+					struct sv_name *nm = bpf_map_lookup_elem(&holder_names, &ni);
+
 					__builtin_memcpy(l->feeder_comm, f->comm, SVTRACE_COMM_LEN);
 					if (f->holder_pid == t->rx_holder_pid)
 						__builtin_memcpy(l->holder_comm, f->holder_comm, SVTRACE_COMM_LEN);
+					else if (nm && nm->pid == t->rx_holder_pid)
+						__builtin_memcpy(l->holder_comm, nm->comm, SVTRACE_COMM_LEN);
 					else
 						__builtin_memset(l->holder_comm, 0, SVTRACE_COMM_LEN);
 				} else {
@@ -1429,13 +1491,75 @@ static __always_inline int on_wakeup(const bool btf, struct task_struct *p)
 	return 0;
 }
 
+/* wait_from_rq (see "segs"): this CPU's run segment of @prev into its ring; for a feeder switched in,
+ * its wait and the segment that held its CPU the longest meanwhile. */
+static __always_inline int on_switch_rq(const bool btf, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 cpu = bpf_get_smp_processor_id() & CPU_MASK, best_i = 0, i;
+	struct sv_segs *r = bpf_map_lookup_elem(&segs, &cpu);
+	__u64 now, h, q, from, ov, best = 0;
+	struct sv_seg *e;
+	struct sv_feeder *f;
+
+	if (!r)
+		return 0;
+	now = btf ? next->se.cfs_rq->rq->clock : BPF_CORE_READ(next, se.cfs_rq, rq, clock);
+	if (!now)
+		return 0;
+	h = r->head;
+	e = &r->e[h & (SEG_N - 1)];
+	e->start = RD(btf, prev, sched_info.last_arrival);
+	e->end = now;
+	e->task = (__u64)prev;
+	e->pid = RD(btf, prev, pid);
+	r->head = h + 1;
+	f = feeder_of(RD(btf, next, pid));
+	if (!f)
+		return 0;
+	q = RD(btf, next, sched_info.last_queued);
+	f->wait_ns = q && now > q ? now - q : 0;
+	f->holder_pid = 0;
+	if (!f->wait_ns)
+		return 0;
+	for (i = 0; i < SEG_N; i++) {
+		e = &r->e[(h - i) & (SEG_N - 1)];
+		if (e->end <= q)
+			break;
+		if (!e->pid)
+			continue;
+		from = e->start > q ? e->start : q;
+		ov = e->end - from;
+		if (ov > best) {
+			best = ov;
+			best_i = i;
+		}
+	}
+	if (!best)
+		return 0;
+	if (!best_i) {
+		task_prio(btf, prev, &f->holder_pid, &f->holder_policy, &f->holder_prio, f->holder_comm);
+	} else {
+		/* An earlier segment: its task may have exited since (probe reads; its pid must match). */
+		e = &r->e[(h - best_i) & (SEG_N - 1)];
+		task_prio(false, (struct task_struct *)e->task, &f->holder_pid, &f->holder_policy,
+			  &f->holder_prio, f->holder_comm);
+		if (f->holder_pid != e->pid)
+			f->holder_pid = 0;
+	}
+	holder_keep(f);
+	return 0;
+}
+
 static __always_inline int on_switch(const bool btf, struct task_struct *prev, struct task_struct *next)
 {
 	__u32 cpu = bpf_get_smp_processor_id() & CPU_MASK, ntid;
-	struct sv_cpu_state *c = bpf_map_lookup_elem(&cpus, &cpu);
+	struct sv_cpu_state *c;
 	struct sv_feeder *f;
 	__u64 now, start, seg;
 
+	if (wait_from_rq)
+		return on_switch_rq(btf, prev, next);
+	c = bpf_map_lookup_elem(&cpus, &cpu);
 	if (!c)
 		return 0;
 	ntid = RD(btf, next, pid);
@@ -1470,6 +1594,7 @@ static __always_inline int on_switch(const bool btf, struct task_struct *prev, s
 		/* Woken for another CPU and migrated: name the task it preempted here. */
 		task_prio(btf, prev, &f->holder_pid, &f->holder_policy, &f->holder_prio, f->holder_comm);
 	}
+	holder_keep(f);
 	return 0;
 }
 

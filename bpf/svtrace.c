@@ -58,7 +58,7 @@ struct opts {
 	uint32_t ringbuf_bytes;
 	uint32_t table;
 	uint32_t log_entries;	/* hop log entries per CPU (a power of two) */
-	bool live, json, raw_tp, verbose;
+	bool live, json, raw_tp, sched_wakeup, verbose;
 };
 
 /*
@@ -118,6 +118,7 @@ struct tracer {
 	struct port_info port[SVTRACE_CORR_MAX_PORTS];	/* [0] ingress, [1..n] egress */
 	unsigned nports;				/* egress count */
 	const char *attach_mode;
+	bool wait_from_rq;		/* feeders' waits from sched_info (no sched_wakeup program) */
 	bool opt_ovs, opt_tun, opt_vhost;
 	char opt_ovs_why[64], opt_tun_why[64], opt_vhost_why[64];
 	uint64_t events, events_svid_filtered, ingress_other;
@@ -158,6 +159,8 @@ static void usage(FILE *f)
 "      --table N             frame copies tracked between T2a and T2b at once (default 32768)\n"
 "      --log-entries N       hop log entries per CPU, a power of two >= 64 (default 16384)\n"
 "      --raw-tp              use raw_tp even where tp_btf is available\n"
+"      --sched-wakeup        time feeders' waits with sched_wakeup even where the scheduler's run-queue\n"
+"                            stamps are available (the default takes them from sched_info)\n"
 "  -v, --verbose             libbpf and debug messages\n"
 "  -h, --help                this help\n"
 "  -V, --version             print the version\n"
@@ -190,7 +193,7 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_TIMEOUT = 256, OPT_RINGBUF, OPT_TABLE, OPT_RAWTP, OPT_LOG };
+	enum { OPT_TIMEOUT = 256, OPT_RINGBUF, OPT_TABLE, OPT_RAWTP, OPT_LOG, OPT_WAKEUP };
 	static const struct option lo[] = {
 		{ "ingress", required_argument, NULL, 'i' },
 		{ "egress", required_argument, NULL, 'e' },
@@ -208,6 +211,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "table", required_argument, NULL, OPT_TABLE },
 		{ "log-entries", required_argument, NULL, OPT_LOG },
 		{ "raw-tp", no_argument, NULL, OPT_RAWTP },
+		{ "sched-wakeup", no_argument, NULL, OPT_WAKEUP },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -283,6 +287,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_u64(optarg, 64, 1u << 20, &v) || (v & (v - 1)))
 				goto bad;
 			o->log_entries = (uint32_t)v;
+			break;
+		case OPT_WAKEUP:
+			o->sched_wakeup = true;
 			break;
 		case OPT_RAWTP:
 			o->raw_tp = true;
@@ -1142,6 +1149,7 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 	sv_json_key(&j, "probes");
 	sv_json_object_begin(&j);
 	sv_json_kv_str(&j, "base", t->attach_mode);
+	sv_json_kv_str(&j, "wait", t->wait_from_rq ? "sched_info" : "sched_wakeup");
 	sv_json_kv_bool(&j, "ovs", t->opt_ovs);
 	sv_json_kv_bool(&j, "tun_net_xmit", t->opt_tun);
 	sv_json_kv_bool(&j, "vhost_handle_rx", t->opt_vhost);
@@ -1363,6 +1371,13 @@ static void choose_programs(struct tracer *t)
 		bpf_program__set_autoload(btf_progs[i], btf);
 		bpf_program__set_autoload(raw_progs[i], !btf);
 	}
+	/* The scheduler's own stamps (task sched_info, the run queue's clock) make sched_wakeup
+	 * unnecessary: one hook fewer on every wake-up of the machine, and no CPU writing another's line. */
+	t->wait_from_rq = !t->o.sched_wakeup && svtrace_have_sched_info();
+	if (t->wait_from_rq) {
+		bpf_program__set_autoload(sk->progs.btf_sched_wakeup, false);
+		bpf_program__set_autoload(sk->progs.raw_sched_wakeup, false);
+	}
 	t->attach_mode = btf ? "tp_btf" : "raw_tp";
 	/* Optional: present only with the module loaded / the symbol in the kernel. */
 	t->opt_ovs = svtrace_have_tracepoint("openvswitch", "ovs_dp_upcall", "openvswitch");
@@ -1439,6 +1454,7 @@ static int open_and_load(struct tracer *t)
 			memcpy((void *)sk->rodata->svid_filter, t->o.svid, strlen(t->o.svid));
 		}
 		sk->rodata->nr_cpus = (uint32_t)libbpf_num_possible_cpus();
+		sk->rodata->wait_from_rq = t->wait_from_rq;
 		bpf_map__set_max_entries(sk->maps.events, t->o.ringbuf_bytes);
 		/* A refusal caused by an optional program is retried without them: stay quiet the first time. */
 		libbpf_quiet = !attempt && (t->opt_ovs || t->opt_tun || t->opt_vhost);
@@ -1574,7 +1590,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "svtrace: ring buffer: %s\n", strerror(errno));
 		goto out_skel;
 	}
-	fprintf(stderr, "svtrace: probes: base %s (net, skb, sched tracepoints): on\n", t.attach_mode);
+	fprintf(stderr, "svtrace: probes: base %s (net, skb, sched tracepoints): on; feeders' waits from %s\n",
+		t.attach_mode, t.wait_from_rq ? "sched_info and the run-queue clock (sched_wakeup not needed)" :
+		"sched_wakeup");
 	fprintf(stderr, "svtrace: probe openvswitch: %s%s%s\n", t.opt_ovs ? "on" : "off (",
 		t.opt_ovs ? "" : t.opt_ovs_why, t.opt_ovs ? "" : ")");
 	fprintf(stderr, "svtrace: probe kprobe tun_net_xmit: %s%s%s\n", t.opt_tun ? "on" : "off (",

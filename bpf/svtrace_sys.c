@@ -161,6 +161,36 @@ bool svtrace_have_vmlinux_btf(void)
 	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 }
 
+/* Whether struct @name in @vm has a member @member. */
+static bool btf_has_member(const struct btf *vm, const char *name, const char *member)
+{
+	int id = btf__find_by_name_kind(vm, name, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(vm, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (unsigned i = 0; m && i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(vm, m->name_off);
+
+		if (n && !strcmp(n, member))
+			return true;
+	}
+	return false;
+}
+
+bool svtrace_have_sched_info(void)
+{
+	struct btf *vm = btf__load_vmlinux_btf();
+	bool ok;
+
+	if (!vm)
+		return false;
+	ok = btf_has_member(vm, "sched_info", "last_queued") && btf_has_member(vm, "sched_info", "last_arrival") &&
+	     btf_has_member(vm, "sched_entity", "cfs_rq") && btf_has_member(vm, "cfs_rq", "rq") &&
+	     btf_has_member(vm, "rq", "clock");
+	btf__free(vm);
+	return ok;
+}
+
 bool svtrace_have_tracepoint(const char *sys, const char *name, const char *module)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events" };

@@ -23,6 +23,10 @@ int svtrace_check_caps(char *missing, unsigned size);
 
 /* Kernel has BTF for tp_btf (/sys/kernel/btf/vmlinux). */
 bool svtrace_have_vmlinux_btf(void);
+/* The kernel's BTF has the task's sched_info stamps (last_queued, last_arrival) and the run queue's
+ * clock reachable from the task (sched_entity.cfs_rq->rq, CONFIG_FAIR_GROUP_SCHED): a feeder's wait
+ * can be read from the scheduler, without sched_wakeup. */
+bool svtrace_have_sched_info(void);
 /* Tracepoint @sys:@name exists (tracefs events dir, or a btf_trace_@name type in vmlinux/module BTF). */
 bool svtrace_have_tracepoint(const char *sys, const char *name, const char *module);
 /* Kernel symbol in /proc/kallsyms (a kprobe target). */

@@ -160,8 +160,12 @@ drop)
 	echo "$r2" | grep -q "TC_INGRESS" || fail "drop reason is not TC_INGRESS: $r2"
 	echo "PASS: svtrace drop: $SENT frames dropped at vm2p T2a-T2b with reason TC_INGRESS, vm1p untouched"
 	;;
-late)
+late | late_wakeup)
+	# late: the feeder's wait from the scheduler's own stamps (sched_info, run-queue clock) where the
+	# kernel's BTF has them; late_wakeup: from sched_wakeup (the fallback, forced)
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	set --; want=sched_info
+	[ "$PHASE" = late_wakeup ] && { set -- --sched-wakeup; want=sched_wakeup; }
 	command -v chrt >/dev/null && command -v taskset >/dev/null || skip "chrt/taskset missing"
 	command -v ethtool >/dev/null || skip "ethtool missing"
 	# veth hands a frame to the peer's NAPI (not the backlog) only with GRO on the receiver and no TSO
@@ -178,13 +182,16 @@ late)
 	ln -s "$(command -v bash)" "$TMP/svhog"
 	recv_start "$NS_V1" vm1 12 "$TMP/r1"
 	recv_start "$NS_V2" vm2 12 "$TMP/r2"
-	trace_start 9 --threshold-us 2000
+	trace_start 9 --threshold-us 2000 "$@"
 	( sleep 2; for _ in 1 2 3; do
 		timeout 0.05 taskset -c 1 chrt -f 50 "$TMP/svhog" -c 'while :; do :; done'; sleep 0.5; done ) &
 	SENT=$(send 5 1 4000 0) || fail "sender failed"
 	trace_wait
 	wait
-	echo "sent $SENT, late_total $(J "d['late_total']")"
+	echo "sent $SENT, late_total $(J "d['late_total']"), waits from $(J "d['probes']['wait']")"
+	# (a kernel whose BTF lacks sched_info's stamps falls back to sched_wakeup by itself)
+	[ $want = sched_info ] && ! grep -qa last_queued /sys/kernel/btf/vmlinux && want=sched_wakeup
+	[ "$(J "d['probes']['wait']")" = $want ] || fail "waits taken from $(J "d['probes']['wait']"), not $want"
 	J "[(l['feeder_thread'], l['holder_thread'], l['holder_policy'], l['holder_prio'], l['wait_ns'], l['hop_ns']) for l in d['late'][:5]]"
 	n=$(J "sum(1 for l in d['late'] if l['holder_thread']=='svhog' and l['feeder_thread'].startswith('napi/') and l['holder_policy']=='SCHED_FIFO' and l['holder_prio']==50 and l['wait_ns']>2000000)")
 	[ "$n" -gt 0 ] || fail "no late frame attributed to svhog (SCHED_FIFO 50) holding the napi thread's CPU"
@@ -346,6 +353,6 @@ shared_appid)
 	echo "PASS: svtrace shared_appid: 8 streams under one APPID kept apart, $SENT frames at every hop"
 	;;
 *)
-	echo "usage: $0 hops|hops_raw_tp|drop|late|overflow|record|live|errors|tagged|shared_appid"; exit 2 ;;
+	echo "usage: $0 hops|hops_raw_tp|drop|late|late_wakeup|overflow|record|live|errors|tagged|shared_appid"; exit 2 ;;
 esac
 exit 0
