@@ -951,8 +951,11 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 	dev_id(btf, dev, &ifindex, &netns);
 	if (ifindex != port_ifindex[0] || netns != port_netns[0]) {
 		/* A frame seen at T2a arriving in the guest's namespace: remember who received it there
-		 * (veth peer's NAPI: the sender's softirq, or a napi/... kthread when threaded). The
-		 * host's own namespace (the bridge's local copy) is not a guest: no lookup. */
+		 * when that is another thread than the one that forwarded it (a napi/... kthread with
+		 * threaded NAPI, another CPU's backlog). Delivered by the forwarding context itself (veth
+		 * peer's NAPI in the sender's softirq), no thread fed the guest in between: the feeder is
+		 * the thread that takes the frame. The host's own namespace (the bridge's local copy) is
+		 * not a guest: no lookup. */
 		if (netns == port_netns[0])
 			return 0;
 		key = skb_key(skb);
@@ -961,6 +964,8 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 			struct sv_feeder *f;
 
 			tid = (__u32)bpf_get_current_pid_tgid();
+			if (tid == t->tid2a)
+				return 0;
 			f = feeder_self(tid);
 			if (f) {
 				t->rx_wait_ns = f->wait_ns > 0xffffffffull ? 0xffffffffu : (__u32)f->wait_ns;

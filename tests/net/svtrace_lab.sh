@@ -221,7 +221,8 @@ record)
 	RX1=$!
 	recv_start "$NS_V2" vm2 8 "$TMP/r2"
 	RX2=$!
-	trace_start 6 --record "$TMP/trace.rec"
+	# every frame late (1 us): the late list names each copy's feeder
+	trace_start 6 --record "$TMP/trace.rec" --threshold-us 1
 	PUB_EXTRA=""
 	[ "$SENDER" = svpub ] && PUB_EXTRA="--record $TMP/pub.rec"
 	SENT=$(send 3) || fail "sender failed"
@@ -234,7 +235,7 @@ record)
 		"$SVREPORT" -q --csv "$TMP/pub.csv" "$TMP/pub.rec" >/dev/null 2>"$TMP/report.err" ||
 			fail "svreport could not read svpub's record: $(head -3 "$TMP/report.err")"
 	fi
-	python3 - "$TMP/frames.csv" "$TMP/report.json" "$SENT" "$TMP/pub.csv" "$RX1 $RX2" <<'PY' || fail "record contents"
+	python3 - "$TMP/frames.csv" "$TMP/report.json" "$SENT" "$TMP/pub.csv" "$RX1 $RX2" "$TMP/trace.json" <<'PY' || fail "record contents"
 import collections, csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 rep = json.load(open(sys.argv[2]))
@@ -263,6 +264,12 @@ rx = set(sys.argv[5].split())
 t2b = collections.Counter(r["tid"] for r in rows if r["point"] == "T2b")
 print("T2b threads:", dict(t2b), "receivers:", sorted(rx))
 ok = ok and set(t2b) == rx and all(r["tid"] not in ("", "0") for r in rows)
+# the feeder: the guest's namespace got each frame from the forwarding softirq itself (veth, NAPI not
+# threaded), so no thread fed it in between: the late frames' feeder is the receiver that took them
+late = json.load(open(sys.argv[6]))["late"]
+feeders = collections.Counter(str(l["feeder_tid"]) for l in late)
+print("late frames listed:", len(late), "feeders:", dict(feeders))
+ok = ok and len(late) > 0 and set(feeders) <= rx
 sys.exit(0 if ok else 1)
 PY
 	echo "PASS: svtrace record: $SENT frames recorded at T1, T2a and T2b of both guests, sample seconds and rate right"
