@@ -342,9 +342,9 @@ static __always_inline struct sv_feeder *feeder_of(__u32 tid)
 	return bpf_map_lookup_elem(&feeders, &i);
 }
 
-/* Holders' names by pid (direct-mapped, tagged with the pid), kept when a holder is named in a feeder's
- * slot: a late frame received by one feeder (a napi thread) and freed later by another reads its
- * holder's name here when the feeder's slot has moved on to a later run. */
+/* Holders' names by pid (direct-mapped, tagged with the pid), kept whenever a holder is named in a
+ * feeder's slot: a late frame received by one feeder (a napi thread) and freed later by another reads
+ * its holder's name here (the receiver's slot has often moved on to a later run by then). */
 struct sv_name {
 	__u32 pid, pad;
 	__u8 comm[SVTRACE_COMM_LEN];
@@ -368,8 +368,8 @@ static __always_inline void holder_keep(const struct sv_feeder *f)
 	n->pid = f->holder_pid;
 }
 
-/* Per-CPU run bookkeeping; a plain array indexed by CPU because sched_wakeup runs on the waker's CPU
- * and writes the target CPU's slot. Races only blur which holder is named, never memory safety. */
+/* Per-CPU run bookkeeping of the sched_wakeup way (!wait_from_rq); a plain array indexed by CPU because
+ * sched_wakeup runs on the waker's CPU and writes the target CPU's slot. Races only blur which holder is named, never memory safety. */
 struct sv_cpu_state {
 	__u64 cur_start_ns;	/* when the current task got this CPU */
 	__u64 pending_ns;	/* a feeder woke for this CPU at this time (0 = none) */
@@ -1429,17 +1429,15 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 		} else {
 			copy_fill(btf, &l->c, t, type, reason, now, skb, &f);
 			if (t->rx_tid) {
-				/* The names from the receiver's feeder slot; the holder's from there while the
-				 * slot still names the holder seen at the receive, else from its pid's name. */
+				/* The receiver's name from its feeder slot; the holder seen at the receive by its
+				 * pid (the slot may have moved on to a later run since). */
 				f = feeder_of(t->rx_tid);
 				if (f) {
 					__u32 ni = t->rx_holder_pid & FEEDER_MASK;
 					struct sv_name *nm = bpf_map_lookup_elem(&holder_names, &ni);
 
 					__builtin_memcpy(l->feeder_comm, f->comm, SVTRACE_COMM_LEN);
-					if (f->holder_pid == t->rx_holder_pid)
-						__builtin_memcpy(l->holder_comm, f->holder_comm, SVTRACE_COMM_LEN);
-					else if (nm && nm->pid == t->rx_holder_pid)
+					if (nm && nm->pid == t->rx_holder_pid)
 						__builtin_memcpy(l->holder_comm, nm->comm, SVTRACE_COMM_LEN);
 					else
 						__builtin_memset(l->holder_comm, 0, SVTRACE_COMM_LEN);

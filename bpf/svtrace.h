@@ -162,8 +162,9 @@ struct svtrace_inflight {
  * crosses CPUs once per copy (T2a -> free), and the next claim neither waits for it nor reads it. A
  * slot held by another address may be claimed only when it holds that owner's copy (same address and
  * epoch as its claim word) and the copy was released, or is stale. User space's timeout scan releases
- * through mmap with a compare-and-exchange of state. 64 octets, one cache line. The names of the
- * guest-side receiver and of its holder live in the feeder's slot (they matter only for late frames).
+ * through mmap with a compare-and-exchange of state. 64 octets, one cache line. The guest-side
+ * receiver's name lives in its feeder slot, its holder's in the holders' names by pid (they matter only
+ * for late frames).
  */
 struct svtrace_track {
 	__u64 skb;
