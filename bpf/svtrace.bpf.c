@@ -247,23 +247,65 @@ struct {
 	__type(value, struct svtrace_hist);
 } hist SEC(".maps");
 
-/* The skb's address as a number (hashed, stored as a tag). A tp_btf argument is a typed pointer the
- * verifier allows no arithmetic on; written to a map value and read back it is a plain scalar (a
- * privileged program may store pointers as numbers). 0 if the per-CPU word is missing. */
+/* The last T1 on this CPU. The bridge (or tap) forwards in the same softirq, so T2a of that frame
+ * follows on this CPU microseconds later, on the same data buffer (skb->head, shared by clones): its
+ * key is then taken from here after checking the smpCnt octets in place, without parsing again. */
+struct sv_t1_cache {
+	__u64 head;
+	__u64 smp_addr;		/* kernel address of smpCnt's value octets */
+	__u64 t1_ns;
+	__u32 stream;
+	__u16 smpcnt, vlan_tci;
+	__u16 flags, pad[3];
+};
+
+#define T1_CACHE_NS 1000000ull	/* a cached T1 older than 1 ms is not used */
+
+/* This CPU's hot words, kept in the producer's line of its hop-log position ("hlog_pos" [cpu], whose
+ * head T2b writes anyway): the skb key word and the T1 cache. Each program finds all its per-CPU
+ * state in that one line, which stays in this CPU's cache between frames. */
+struct sv_cpu_hot {
+	__u64 key;		/* skb_key()'s word */
+	struct sv_t1_cache t1;
+};
+_Static_assert(sizeof(struct sv_cpu_hot) <= sizeof(((struct svtrace_hlog_pos *)0)->cpu_hot),
+	       "sv_cpu_hot must fit in the hop-log position's spare words");
+
+/* The hop log (svtrace.h): entries, and each CPU's head and tail (one entry per possible CPU, also
+ * without a log: the hot words live there). Sizes set by the loader. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
-} key_word SEC(".maps");
+	__type(value, struct svtrace_hent);
+} hlog SEC(".maps");
 
-static __always_inline __u64 skb_key(const struct sk_buff *skb)
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct svtrace_hlog_pos);
+} hlog_pos SEC(".maps");
+
+/* This CPU's hop-log position and hot words (an inlined array access). */
+static __always_inline struct svtrace_hlog_pos *cpu_pos(void)
 {
-	__u32 zero = 0;
-	volatile __u64 *w = bpf_map_lookup_elem(&key_word, &zero);
+	__u32 cpu = bpf_get_smp_processor_id();
 
-	if (!w)
-		return 0;
+	return bpf_map_lookup_elem(&hlog_pos, &cpu);
+}
+
+#define HOT(hp) ((struct sv_cpu_hot *)(hp)->cpu_hot)
+
+/* The skb's address as a number (hashed, stored as a tag). A tp_btf argument is a typed pointer the
+ * verifier allows no arithmetic on; written to a map value and read back it is a plain scalar (a
+ * privileged program may store pointers as numbers). */
+static __always_inline __u64 skb_key(struct svtrace_hlog_pos *hp, const struct sk_buff *skb)
+{
+	volatile __u64 *w = &HOT(hp)->key;
+
 	*w = (__u64)skb;
 	return *w;
 }
@@ -425,29 +467,8 @@ struct sv_frame {
 	__u32 smp_pos;		/* where smpCnt's value starts in the parse window (from the EtherType) */
 };
 
-/* The last T1 on this CPU. The bridge (or tap) forwards in the same softirq, so T2a of that frame
- * follows on this CPU microseconds later, on the same data buffer (skb->head, shared by clones): its
- * key is then taken from here after checking the smpCnt octets in place, without parsing again. */
-struct sv_t1_cache {
-	__u64 head;
-	__u64 smp_addr;		/* kernel address of smpCnt's value octets */
-	__u64 t1_ns;
-	__u32 stream;
-	__u16 smpcnt, vlan_tci;
-	__u16 flags, pad[3];
-};
-
-#define T1_CACHE_NS 1000000ull	/* a cached T1 older than 1 ms is not used */
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sv_t1_cache);
-} t1_cache SEC(".maps");
-
 struct sv_scratch {
-	__u8 win[WIN];
+	__u8 win[WIN + 8];	/* a word of slack: sv_walk() reads the svID a word at a time */
 	struct sv_frame f;
 };
 
@@ -643,12 +664,12 @@ static __always_inline int sv_walk(const bool btf, const struct sk_buff *skb, co
 		f->flags |= SVTRACE_F_SVID_TRUNC;
 	}
 	f->key.svid_len = len;
-	/* The whole svID is the stream key (zero-padded): streams are told apart by the full string. */
-	for (__u32 i = 0; i < SVTRACE_SVID_MAX; i++)
-		f->key.svid[i] = w[(pos + i) & WMASK];
+	/* The whole svID is the stream key (zero-padded): streams are told apart by the full string.
+	 * Copied a word at a time (the window has a word of slack past WIN), the octets past it cleared. */
 	for (__u32 j = 0; j < SVTRACE_SVID_MAX / 8; j++) {
 		__u64 *k = (__u64 *)f->key.svid + j;
 
+		*k = *(const __u64 *)&w[(pos + j * 8) & WMASK];
 		if (j * 8 >= len)
 			*k = 0;
 		else if (len - j * 8 < 8)
@@ -757,12 +778,13 @@ static __always_inline int stream_id(struct sv_frame *f, __u32 *id, __u32 *filte
 #define SCACHE_MASK 15
 #define SHAPE_WORDS 16
 struct sv_shape {
-	__u64 pre[SHAPE_WORDS];	/* octets [0, len) of the window, zero beyond */
 	__u32 len;		/* 0: empty */
 	__u32 id;
 	__u16 flags;		/* SVTRACE_F_VLAN_INBAND, SVTRACE_F_SVID_TRUNC */
 	__u16 vlan_tci;		/* in-band tag */
 	__u32 filtered;
+	__u64 pre[SHAPE_WORDS];	/* octets [0, len) of the window, zero beyond (after the header: a
+				 * usual shape's first words share its line) */
 };
 
 struct {
@@ -932,9 +954,9 @@ static __always_inline void emit_missing(const struct svtrace_frame_key *k, cons
 
 static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 {
+	struct svtrace_hlog_pos *hp;
 	struct sv_t1_cache *c;
 	unsigned char *head;
-	__u32 zero = 0;
 	struct net_device *dev;
 	struct svtrace_frame_key k;
 	struct svtrace_inflight *v;
@@ -958,8 +980,11 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 		 * not a guest: no lookup. */
 		if (netns == port_netns[0])
 			return 0;
-		key = skb_key(skb);
-		t = key ? track_find(key) : NULL;
+		hp = cpu_pos();
+		if (!hp)
+			return 0;
+		key = skb_key(hp, skb);
+		t = track_find(key);
 		if (t && !t->rx_tid && netns != port_netns[t->port & (SVTRACE_MAX_PORTS - 1)]) {
 			struct sv_feeder *f;
 
@@ -1013,8 +1038,9 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 	v->smpcnt = (__u16)k.smpcnt;
 	v->seen = 0;
 	v->predrop = 0;
-	c = bpf_map_lookup_elem(&t1_cache, &zero);
-	if (c) {
+	hp = cpu_pos();
+	if (hp) {
+		c = &HOT(hp)->t1;
 		c->head = (__u64)head;
 		c->smp_addr = (__u64)(head + mac + 12 + s->f.smp_pos);	/* the window starts at the EtherType */
 		c->t1_ns = now;
@@ -1049,8 +1075,9 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	struct svtrace_inflight *v;
 	struct sv_scratch *s;
 	struct sv_track tr, *t;
+	struct svtrace_hlog_pos *hp;
 	struct sv_t1_cache *c;
-	__u32 ifindex, netns, bit, zero = 0, idx;
+	__u32 ifindex, netns, bit, idx;
 	__u64 key, old, nc, *cl;
 	unsigned char *head, *data;
 
@@ -1062,14 +1089,15 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	p = port_find(netns, ifindex, 1);
 	if (p < 1)
 		return 0;
-	key = skb_key(skb);
-	if (!key)
+	hp = cpu_pos();
+	if (!hp)
 		return 0;
+	key = skb_key(hp, skb);
 	__builtin_memset(&tr, 0, sizeof(tr));
 	tr.t2a_ns = bpf_ktime_get_ns();
 	head = RD(btf, skb, head);
-	c = bpf_map_lookup_elem(&t1_cache, &zero);
-	if (c && c->head == (__u64)head && tr.t2a_ns - c->t1_ns < T1_CACHE_NS &&
+	c = &HOT(hp)->t1;
+	if (c->head == (__u64)head && tr.t2a_ns - c->t1_ns < T1_CACHE_NS &&
 	    cached_smpcnt(btf, head, c) == c->smpcnt) {
 		/* The frame of the last T1 on this CPU (same buffer, same smpCnt in place). */
 		k.stream = c->stream;
@@ -1248,33 +1276,14 @@ static __always_inline void hist_add(__u32 port, __u32 hop, __u32 stream, __u64 
 	atomic_max(&h->nmin, ~v);
 }
 
-/* The hop log (svtrace.h): entries, and each CPU's head and tail. Sizes set by the loader. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct svtrace_hent);
-} hlog SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct svtrace_hlog_pos);
-} hlog_pos SEC(".maps");
-
 /* One taken copy into this CPU's hop log; false when the log is full (or off). */
-static __always_inline bool hlog_add(__u32 port, __u32 stream, __u64 d1, __u64 d2, bool has_t1)
+static __always_inline bool hlog_add(struct svtrace_hlog_pos *hp, __u32 port, __u32 stream, __u64 d1, __u64 d2,
+				     bool has_t1)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), i;
-	struct svtrace_hlog_pos *hp = bpf_map_lookup_elem(&hlog_pos, &cpu);
 	struct svtrace_hent *e;
 	__u64 h;
 
-	if (!hp)
-		return false;
 	h = hp->head;
 	if (h >= hp->lim) {
 		hp->lim = *(volatile __u64 *)&hp->tail + hlog_mask + 1;
@@ -1309,7 +1318,7 @@ static __always_inline bool hlog_add(__u32 port, __u32 stream, __u64 d1, __u64 d
  * a hop is outside the histograms' range (or negative: T1 and T2a on CPUs whose clocks disagree): the
  * caller emits the event, accounted exactly in user space.
  */
-static __always_inline bool hists_add(const struct sv_track *t, __u64 now)
+static __always_inline bool hists_add(struct svtrace_hlog_pos *hp, const struct sv_track *t, __u64 now)
 {
 	__u64 d2 = now - t->t2a_ns, d1 = t->t2a_ns - t->t1_ns, d12 = now - t->t1_ns;
 	__u32 p = t->port, s = t->stream;
@@ -1318,7 +1327,7 @@ static __always_inline bool hists_add(const struct sv_track *t, __u64 now)
 		return false;
 	if (t->t1_ns && (d1 >= SVTRACE_HIST_LIMIT_NS || d12 >= SVTRACE_HIST_LIMIT_NS))
 		return false;
-	if (hlog_mask && hlog_add(p, s, d1, d2, t->t1_ns != 0))
+	if (hlog_mask && hlog_add(hp, p, s, d1, d2, t->t1_ns != 0))
 		return true;
 	if (t->t1_ns) {
 		hist_add(p, 0, s, d1);
@@ -1390,6 +1399,7 @@ static __always_inline int port_drop(const bool btf, struct sk_buff *skb, __u32 
 
 static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 type, __u32 reason)
 {
+	struct svtrace_hlog_pos *hp;
 	struct sv_feeder *f;
 	struct sv_track *t;
 	__u64 key, now, lat;
@@ -1397,11 +1407,14 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 	/* Every skb of the machine is freed here: non-SV ones leave after one load. */
 	if (!proto_maybe_sv(btf, skb))
 		return 0;
-	key = skb_key(skb);
+	hp = cpu_pos();
+	if (!hp)
+		return 0;
+	key = skb_key(hp, skb);
 	/* The slot before the clock: the slot's line comes from the T2a CPU and the skb's (read above)
 	 * from wherever it was last written; the clock read waits for every earlier load, so both misses
 	 * are in flight together instead of one after the other. */
-	t = key ? track_find(key) : NULL;
+	t = track_find(key);
 	if (!t)
 		return type == SVTRACE_EV_DROP ? port_drop(btf, skb, reason) : 0;
 	now = bpf_ktime_get_ns();
@@ -1412,7 +1425,7 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 		return 0;
 	}
 	lat = now - (t->t1_ns ? t->t1_ns : t->t2a_ns);
-	if (!per_frame && type == SVTRACE_EV_TAKEN && !(late_ns && lat > late_ns) && hists_add(t, now)) {
+	if (!per_frame && type == SVTRACE_EV_TAKEN && !(late_ns && lat > late_ns) && hists_add(hp, t, now)) {
 		/* The thread that took it is a feeder from now on (its wake-ups are followed): a vhost
 		 * worker is found this way, by the frames it consumes. */
 		if (!t->rx_tid)

@@ -1446,9 +1446,11 @@ static int open_and_load(struct tracer *t)
 			bpf_map__set_max_entries(sk->maps.hist, SVTRACE_MAX_STREAMS * t->nports * SVTRACE_HOPS);
 			/* the hop log: one ring per possible CPU */
 			bpf_map__set_max_entries(sk->maps.hlog, ncpu * t->o.log_entries);
-			bpf_map__set_max_entries(sk->maps.hlog_pos, ncpu);
 			sk->rodata->hlog_mask = t->o.log_entries - 1;
 		}
+		/* one position per possible CPU, with or without a log: the programs' per-CPU hot words live
+		 * there (svtrace.bpf.c, struct sv_cpu_hot) */
+		bpf_map__set_max_entries(sk->maps.hlog_pos, (unsigned)libbpf_num_possible_cpus());
 		if (t->o.svid) {
 			sk->rodata->svid_filter_len = (uint32_t)strlen(t->o.svid);
 			memcpy((void *)sk->rodata->svid_filter, t->o.svid, strlen(t->o.svid));

@@ -89,7 +89,8 @@ struct svtrace_hent {
 struct svtrace_hlog_pos {
 	__u64 head;		/* next entry the producer writes (written by BPF only) */
 	__u64 lim;		/* producer's cached tail + entries per CPU */
-	__u64 pad0[6];
+	__u64 cpu_hot[6];	/* the BPF programs' own per-CPU words (svtrace.bpf.c: struct sv_cpu_hot), in
+				 * the line they touch anyway; user space never reads them */
 	__u64 tail;		/* next entry user space reads (written by user space only) */
 	__u64 pad1[7];
 };

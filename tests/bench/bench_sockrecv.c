@@ -6,7 +6,13 @@
  * with recvmmsg batches: the python loop's ~20 us of CPU per frame, which drifts by ~10 % over seconds,
  * would drown the few microseconds a tracer adds.
  *
- *   bench_sockrecv IFNAME SECONDS      prints the number of frames received
+ *   bench_sockrecv IFNAME SECONDS [PERIOD_US]      prints the number of frames received
+ *
+ * Without PERIOD_US the thread blocks in recvmmsg and wakes for each frame or burst (a wake-up from the
+ * sender's softirq, often an IPI). With PERIOD_US it sleeps to the next multiple of the period on the
+ * monotonic clock (its own CPU's timer: no wake-up from the sender) and then takes every frame that
+ * arrived (MSG_DONTWAIT until the socket is empty): a consumer working in bursts, as a vhost worker
+ * takes the frames of one kick.
  */
 #include <errno.h>
 #include <linux/if_packet.h>
@@ -50,11 +56,13 @@ int main(int argc, char **argv)
 	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
 	int fd, rcvbuf = 8 << 20;
 	unsigned long long n = 0;
+	long period_us = 0;
+	struct timespec next;
 	double end;
 	char *e;
 
-	if (argc != 3 || !(sll.sll_ifindex = (int)if_nametoindex(argv[1]))) {
-		fprintf(stderr, "usage: bench_sockrecv IFNAME SECONDS (interface '%s' not found)\n",
+	if ((argc != 3 && argc != 4) || !(sll.sll_ifindex = (int)if_nametoindex(argv[1]))) {
+		fprintf(stderr, "usage: bench_sockrecv IFNAME SECONDS [PERIOD_US] (interface '%s' not found)\n",
 			argc > 1 ? argv[1] : "");
 		return 2;
 	}
@@ -62,6 +70,13 @@ int main(int argc, char **argv)
 	if (*e || end <= 0) {
 		fprintf(stderr, "bench_sockrecv: bad duration '%s'\n", argv[2]);
 		return 2;
+	}
+	if (argc == 4) {
+		period_us = strtol(argv[3], &e, 10);
+		if (*e || period_us <= 0 || period_us > 1000000) {
+			fprintf(stderr, "bench_sockrecv: bad period '%s' (1..1000000 us)\n", argv[3]);
+			return 2;
+		}
 	}
 	end += mono_s();
 	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_SV));
@@ -77,8 +92,30 @@ int main(int argc, char **argv)
 		iov[i] = (struct iovec){ .iov_base = buf[i], .iov_len = FRAME_MAX };
 		msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
 	}
+	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!stop && mono_s() < end) {
-		int r = recvmmsg(fd, msgs, BATCH, MSG_WAITFORONE, NULL);
+		int r;
+
+		if (period_us) {
+			/* the next period boundary (skipped ones are not made up: no burst of wake-ups) */
+			long long t = ((long long)next.tv_sec * 1000000000LL + next.tv_nsec) / (period_us * 1000LL);
+
+			t = (t + 1) * period_us * 1000LL;
+			next.tv_sec = (time_t)(t / 1000000000LL);
+			next.tv_nsec = (long)(t % 1000000000LL);
+			r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+			if (r && r != EINTR)
+				break;
+			clock_gettime(CLOCK_MONOTONIC, &next);
+			while ((r = recvmmsg(fd, msgs, BATCH, MSG_DONTWAIT, NULL)) > 0)
+				n += (unsigned)r;
+			if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+				fprintf(stderr, "bench_sockrecv: recvmmsg: %s\n", strerror(errno));
+				break;
+			}
+			continue;
+		}
+		r = recvmmsg(fd, msgs, BATCH, MSG_WAITFORONE, NULL);
 
 		if (r > 0)
 			n += (unsigned)r;
