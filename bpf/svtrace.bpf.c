@@ -299,6 +299,18 @@ static __always_inline struct svtrace_hlog_pos *cpu_pos(void)
 
 #define HOT(hp) ((struct sv_cpu_hot *)(hp)->cpu_hot)
 
+/* @v as a number the verifier does not know (written to this CPU's key word, before that word is used,
+ * and read back). A port index found by comparing against each port is a different constant on each
+ * path, and the code after the lookup was verified once per port (the kfree program passed the
+ * verifier's 1M-instruction limit at 11 egress ports). */
+static __always_inline __u32 blur(struct svtrace_hlog_pos *hp, __u32 v)
+{
+	volatile __u64 *w = &HOT(hp)->key;
+
+	*w = v;
+	return (__u32)*w;
+}
+
 /* The skb's address as a number (hashed, stored as a tag). A tp_btf argument is a typed pointer the
  * verifier allows no arithmetic on; written to a map value and read back it is a plain scalar (a
  * privileged program may store pointers as numbers). */
@@ -1092,6 +1104,7 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	hp = cpu_pos();
 	if (!hp)
 		return 0;
+	p = (int)(blur(hp, (__u32)p) & (SVTRACE_MAX_PORTS - 1));
 	key = skb_key(hp, skb);
 	__builtin_memset(&tr, 0, sizeof(tr));
 	tr.t2a_ns = bpf_ktime_get_ns();
@@ -1338,7 +1351,7 @@ static __always_inline bool hists_add(struct svtrace_hlog_pos *hp, const struct 
 	return true;
 }
 
-static __always_inline int port_drop(const bool btf, struct sk_buff *skb, __u32 reason)
+static __always_inline int port_drop(const bool btf, struct svtrace_hlog_pos *hp, struct sk_buff *skb, __u32 reason)
 {
 	int p;
 	struct svtrace_frame_key k;
@@ -1355,6 +1368,7 @@ static __always_inline int port_drop(const bool btf, struct sk_buff *skb, __u32 
 	p = port_find(netns, ifindex, 0);
 	if (p < 0)
 		return 0;
+	p = (int)(blur(hp, (__u32)p) & (SVTRACE_MAX_PORTS - 1));
 	mac = RD(btf, skb, mac_header);
 	s = scratch_get();
 	if (!s || mac == MAC_UNSET)
@@ -1416,7 +1430,7 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 	 * are in flight together instead of one after the other. */
 	t = track_find(key);
 	if (!t)
-		return type == SVTRACE_EV_DROP ? port_drop(btf, skb, reason) : 0;
+		return type == SVTRACE_EV_DROP ? port_drop(btf, hp, skb, reason) : 0;
 	now = bpf_ktime_get_ns();
 	if (now - t->t2a_ns > stale_ns) {
 		/* The address was reused by another skb after an untraced free. */

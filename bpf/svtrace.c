@@ -351,6 +351,11 @@ static int resolve_ports(struct tracer *t)
 		n = svtrace_list_ifaces(t->o.netns, t->o.ingress, names, MAX_EGRESS);
 		if (n < 0)
 			return n;
+		if (n > MAX_EGRESS) {
+			fprintf(stderr, "svtrace: --egress all: %d interfaces besides the ingress and lo, at most %d "
+				"can be traced: name them with --egress IF,IF,...\n", n, MAX_EGRESS);
+			return -E2BIG;
+		}
 	} else {
 		for (tok = strtok_r(t->o.egress_arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			if (n >= MAX_EGRESS) {

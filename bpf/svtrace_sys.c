@@ -112,10 +112,12 @@ static int list_fn(void *p)
 
 	if (!ni)
 		return -errno;
-	for (it = ni; it->if_index && a->n < a->max; it++) {
+	for (it = ni; it->if_index; it++) {
 		if (!strcmp(it->if_name, "lo") || (a->except && !strcmp(it->if_name, a->except)))
 			continue;
-		snprintf(a->names[a->n++], 16, "%s", it->if_name);
+		if (a->n < a->max)
+			snprintf(a->names[a->n], 16, "%s", it->if_name);
+		a->n++;		/* counted past max: the caller says how many there are */
 	}
 	if_freenameindex(ni);
 	return 0;

@@ -13,8 +13,9 @@ int svtrace_netns_ino(const char *name, uint32_t *ino);
  * Returns 0, -ENODEV (no such interface there), -ENOENT (no such netns) or -errno. */
 int svtrace_ifindex(const char *netns, const char *ifname, uint32_t *ifindex);
 
-/* Every non-loopback interface of netns @name but @except (for --egress all). Returns the count
- * written to names[] (up to max, each IFNAMSIZ), or -errno. */
+/* Every non-loopback interface of netns @name but @except (for --egress all): the first @max into
+ * names[] (each IFNAMSIZ). Returns how many there are (more than @max when names[] was too short), or
+ * -errno. */
 int svtrace_list_ifaces(const char *netns, const char *except, char (*names)[16], unsigned max);
 
 /* 0 when the process may load tracing BPF (CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN); else -EPERM and
