@@ -217,6 +217,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
+	const char *want = "";	/* what the option takes, for the error */
 	uint64_t v;
 	int c;
 
@@ -235,6 +236,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->netns = optarg;
 			break;
 		case 'd':
+			want = "seconds, 1 or more";
 			if (parse_u64(optarg, 1, 100u * 365 * 86400, &v))
 				goto bad;
 			o->duration_ns = (int64_t)v * SV_NSEC_PER_SEC;
@@ -243,6 +245,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->live = true;
 			break;
 		case 'I':
+			want = "seconds, 1 to 3600";
 			if (parse_u64(optarg, 1, 3600, &v))
 				goto bad;
 			o->interval_ns = (int64_t)v * SV_NSEC_PER_SEC;
@@ -254,36 +257,44 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->json = true;
 			break;
 		case 't':
+			want = "microseconds, 0 to 60000000";
 			if (parse_u64(optarg, 0, 60000000, &v))
 				goto bad;
 			o->threshold_ns = (int64_t)v * SV_NSEC_PER_USEC;
 			break;
 		case 'a':
+			want = "1 to 0xFFFF";
 			if (parse_u64(optarg, 1, 0xFFFF, &v))
 				goto bad;
 			o->appid = (uint32_t)v;
 			break;
 		case 's':
+			want = "1 to 64 characters";
+			_Static_assert(SVTRACE_SVID_MAX == 64, "the --svid message says 64");
 			if (!*optarg || strlen(optarg) > SVTRACE_SVID_MAX)
 				goto bad;
 			o->svid = optarg;
 			break;
 		case OPT_TIMEOUT:
+			want = "milliseconds, 10 to 60000";
 			if (parse_u64(optarg, 10, 60000, &v))
 				goto bad;
 			o->timeout_ns = (int64_t)v * SV_NSEC_PER_MSEC;
 			break;
 		case OPT_RINGBUF:
+			want = "a power of two from 4 to 1048576";
 			if (parse_u64(optarg, 4, 1u << 20, &v) || (v & (v - 1)))
 				goto bad;
 			o->ringbuf_bytes = (uint32_t)v * 1024;
 			break;
 		case OPT_TABLE:
+			want = "1024 to 16777216";
 			if (parse_u64(optarg, 1024, 1u << 24, &v))
 				goto bad;
 			o->table = (uint32_t)v;
 			break;
 		case OPT_LOG:
+			want = "a power of two from 64 to 1048576";
 			if (parse_u64(optarg, 64, 1u << 20, &v) || (v & (v - 1)))
 				goto bad;
 			o->log_entries = (uint32_t)v;
@@ -318,8 +329,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	return 0;
 bad:
-	fprintf(stderr, "svtrace: invalid value '%s' for option -%c%s (see --help)\n", optarg,
-		c < 256 ? c : '-', c < 256 ? "" : "-");
+	for (const struct option *p = lo; p->name; p++)
+		if (p->val == c)
+			fprintf(stderr, "svtrace: invalid value '%s' for --%s: %s (see --help)\n", optarg, p->name,
+				want);
 	return -EINVAL;
 }
 

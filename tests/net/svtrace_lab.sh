@@ -304,6 +304,9 @@ errors)
 		fail "missing netns: rc $rc, '$out'"
 	out=$("$SVTRACE" --ingress up0 2>&1); rc=$?
 	echo "$out" | grep -q "required" && [ $rc = 2 ] || fail "missing --egress: rc $rc, '$out'"
+	out=$("$SVTRACE" --ingress up0 --egress vm1p --table 100 2>&1); rc=$?
+	echo "$out" | grep -q "invalid value '100' for --table: 1024 to 16777216" && [ $rc = 2 ] ||
+		fail "bad --table: rc $rc, '$out'"
 	out=$("$SVTRACE" --netns "$NS_H" --ingress up0 --egress all --duration 1 --json 2>&1 >"$TMP/all.json"); rc=$?
 	[ $rc = 0 ] || fail "--egress all: rc $rc, '$out'"
 	e=$(json_get "$TMP/all.json" "sorted(set(h['egress'] for h in d['hops']))")
