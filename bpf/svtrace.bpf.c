@@ -1224,6 +1224,11 @@ static __always_inline void copy_fill(const bool btf, struct svtrace_copy *e, co
 			e->holder_prio = 0;
 		}
 	}
+	if (!e->holder_pid) {
+		/* no holder: no policy either (a slot's older holder leaves its policy behind) */
+		e->holder_policy = 0;
+		e->holder_prio = 0;
+	}
 	*fp = f;
 }
 

@@ -1045,6 +1045,8 @@ static void on_thread(struct svr *r, struct fileio *f, const struct sv_rec_threa
 	memcpy(l.feeder_comm, t->feeder_comm, 16);
 	memcpy(l.holder_comm, t->holder_comm, 16);
 	l.feeder_comm[15] = l.holder_comm[15] = 0;
+	if (!l.holder_pid && !l.holder_comm[0])
+		l.holder_policy = l.holder_prio = 0;	/* nobody held it: no policy (older svtrace left one) */
 
 	/* worst first, bounded */
 	if (r->nlate < r->cfg.max_late || (r->nlate && l.wait_ns > r->late[r->nlate - 1].wait_ns)) {

@@ -211,8 +211,12 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			const struct svr_holder *h = svr_holder_get(r, i);
 
 			sv_stats_format_ns(h->max_ns, buf, sizeof(buf));
-			fprintf(f, "  holder %s (%s %u): %" PRIu64 " times, worst %s\n", svr_holder_label(h->comm, 0),
-				policy_name(h->policy), h->prio, h->count, buf);
+			if (!h->comm[0])	/* nobody named: no policy to show */
+				fprintf(f, "  holder %s: %" PRIu64 " times, worst %s\n", svr_holder_label(h->comm, 0),
+					h->count, buf);
+			else
+				fprintf(f, "  holder %s (%s %u): %" PRIu64 " times, worst %s\n",
+					svr_holder_label(h->comm, 0), policy_name(h->policy), h->prio, h->count, buf);
 		}
 	}
 	if (svr_ndrops(r)) {
@@ -454,10 +458,17 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		sv_json_kv_str(&j, "feeder_thread", l->feeder_comm);
 		sv_json_kv_uint(&j, "feeder_tid", l->feeder_tid);
 		sv_json_kv_int(&j, "wait_ns", l->wait_ns);
-		sv_json_kv_str(&j, "holder_thread", l->holder_comm);
-		sv_json_kv_uint(&j, "holder_pid", l->holder_pid);
-		sv_json_kv_str(&j, "holder_policy", policy_name(l->holder_policy));
-		sv_json_kv_uint(&j, "holder_prio", l->holder_prio);
+		if (!l->holder_pid && !l->holder_comm[0]) {	/* nobody held the CPU */
+			sv_json_kv_null(&j, "holder_thread");
+			sv_json_kv_null(&j, "holder_pid");
+			sv_json_kv_null(&j, "holder_policy");
+			sv_json_kv_null(&j, "holder_prio");
+		} else {
+			sv_json_kv_str(&j, "holder_thread", l->holder_comm);
+			sv_json_kv_uint(&j, "holder_pid", l->holder_pid);
+			sv_json_kv_str(&j, "holder_policy", policy_name(l->holder_policy));
+			sv_json_kv_uint(&j, "holder_prio", l->holder_prio);
+		}
 		sv_json_kv_str(&j, "cause", sv_rec_wait_cause_name(l->cause));
 		sv_json_object_end(&j);
 	}
@@ -468,9 +479,15 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		const struct svr_holder *h = svr_holder_get(r, i);
 
 		sv_json_object_begin(&j);
-		sv_json_kv_str(&j, "holder_thread", h->comm);
-		sv_json_kv_str(&j, "holder_policy", policy_name(h->policy));
-		sv_json_kv_uint(&j, "holder_prio", h->prio);
+		if (!h->comm[0]) {	/* the frames nobody's run delayed */
+			sv_json_kv_null(&j, "holder_thread");
+			sv_json_kv_null(&j, "holder_policy");
+			sv_json_kv_null(&j, "holder_prio");
+		} else {
+			sv_json_kv_str(&j, "holder_thread", h->comm);
+			sv_json_kv_str(&j, "holder_policy", policy_name(h->policy));
+			sv_json_kv_uint(&j, "holder_prio", h->prio);
+		}
 		sv_json_kv_uint(&j, "count", h->count);
 		sv_json_kv_int(&j, "total_wait_ns", h->total_ns);
 		sv_json_kv_int(&j, "max_wait_ns", h->max_ns);

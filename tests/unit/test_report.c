@@ -475,6 +475,73 @@ static void test_json_shape(void **state)
 	svr_destroy(r);
 }
 
+/* Late frames with and without a holder: the named one keeps its policy; the frames nobody's run delayed
+ * (pid 0, no name: an older svtrace left the slot's previous policy behind) group together and show no
+ * policy (JSON null, text without one). */
+static void test_late_holders(void **state)
+{
+	const char *files[] = {"pub.rec", "sub.rec", "trace.rec"}, *guests[] = {NULL, "vm1", NULL};
+	struct sv_record_writer *tr;
+	struct sv_rec_thread th;
+	struct svr_budgets b;
+	static struct svr_eval e;
+	char *buf = NULL, *by;
+	size_t len = 0;
+	FILE *f;
+	struct svr *r;
+
+	(void)state;
+	make_pair("hostA", true, 100000);
+	tr = wopen("trace.rec", "svtrace", "hostA", true, RATE);
+	for (unsigned k = 0; k < 3; k++) {
+		memset(&th, 0, sizeof(th));
+		th.point = SV_POINT_T2B;
+		th.stream = 0;
+		th.t_ns = ts_of(k) + 20000;
+		th.wait_ns = 100000 + k;
+		th.tai_sec = SEC0;
+		th.smp_cnt = (uint16_t)k;
+		th.feeder_tid = 1001;
+		strcpy(th.feeder_comm, "vhost-1000");
+		th.holder_policy = 1;	/* k = 0, 1: left behind with pid 0 */
+		th.holder_prio = 80;
+		if (k == 2) {
+			th.holder_pid = 2002;
+			th.holder_prio = 50;
+			th.cause = SV_WAIT_RUNQUEUE;
+			strcpy(th.holder_comm, "hog");
+		}
+		assert_int_equal(sv_record_write_thread(tr, &th), 0);
+	}
+	assert_int_equal(sv_record_writer_close(tr), 0);
+	r = run(files, guests, 3);
+	svr_budgets_default(&b);
+	svr_evaluate(r, &b, &e);
+	assert_int_equal(svr_nholders(r), 2);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(svr_write_json(r, &b, &e, NULL, f), 0);
+	fclose(f);
+	by = strstr(buf, "\"late_by_holder\"");
+	assert_non_null(by);
+	assert_non_null(strstr(by, "\"holder_thread\": \"hog\""));
+	assert_non_null(strstr(by, "\"holder_policy\": \"FIFO\""));
+	assert_non_null(strstr(by, "\"holder_thread\": null"));
+	assert_non_null(strstr(by, "\"holder_policy\": null"));
+	assert_non_null(strstr(by, "\"count\": 2"));
+	assert_non_null(strstr(buf, "\"holder_pid\": null"));	/* the late list too */
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(svr_write_text(r, &b, &e, NULL, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "holder (idle or not seen): 2 times"));
+	assert_non_null(strstr(buf, "holder hog (FIFO 50): 1 times"));
+	free(buf);
+	svr_destroy(r);
+}
+
 /* Guests labelled with the setup they stand for: the label follows the guest's final name into the JSON
  * (null when not given) and the side-by-side comparison of the text summary. */
 static void test_guest_labels(void **state)
@@ -609,6 +676,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_summaries_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budgets_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_shape, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_holders, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cyclictest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_labels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_publisher_behind, setup, teardown),
