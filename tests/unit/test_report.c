@@ -98,6 +98,19 @@ static struct svr *run(const char *files[], const char *guests[], unsigned n)
 	return r;
 }
 
+/* The report as text (@json false) or JSON, into *@out (malloc'd). */
+static void report_of(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e, bool json, char **out)
+{
+	size_t len = 0;
+	FILE *f;
+
+	*out = NULL;
+	f = open_memstream(out, &len);
+	assert_non_null(f);
+	assert_int_equal(json ? svr_write_json(r, b, e, NULL, f) : svr_write_text(r, b, e, NULL, f), 0);
+	fclose(f);
+}
+
 /* 1000 frames: Ts-T0 = 10 us + k ns, T0-T3 a permutation of 1..1000 us: nearest-rank percentiles exact. */
 static void test_exact_percentiles(void **state)
 {
@@ -448,9 +461,7 @@ static void test_json_shape(void **state)
 	const char *files[] = {"pub.rec", "sub.rec"}, *guests[] = {NULL, "vm1"};
 	struct svr_budgets b;
 	static struct svr_eval e;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *buf;
 	struct svr *r;
 
 	(void)state;
@@ -458,10 +469,7 @@ static void test_json_shape(void **state)
 	r = run(files, guests, 2);
 	svr_budgets_default(&b);
 	svr_evaluate(r, &b, &e);
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(svr_write_json(r, &b, &e, NULL, f), 0);
-	fclose(f);
+	report_of(r, &b, &e, true, &buf);
 	assert_non_null(strstr(buf, "\"verdict\": \"PASS\""));
 	assert_non_null(strstr(buf, "\"name\": \"T3-T4\""));
 	assert_non_null(strstr(buf, "\"name\": \"T0-T3\""));
@@ -485,9 +493,7 @@ static void test_late_holders(void **state)
 	struct sv_rec_thread th;
 	struct svr_budgets b;
 	static struct svr_eval e;
-	char *buf = NULL, *by;
-	size_t len = 0;
-	FILE *f;
+	char *buf, *by;
 	struct svr *r;
 
 	(void)state;
@@ -518,10 +524,7 @@ static void test_late_holders(void **state)
 	svr_budgets_default(&b);
 	svr_evaluate(r, &b, &e);
 	assert_int_equal(svr_nholders(r), 2);
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(svr_write_json(r, &b, &e, NULL, f), 0);
-	fclose(f);
+	report_of(r, &b, &e, true, &buf);
 	by = strstr(buf, "\"late_by_holder\"");
 	assert_non_null(by);
 	assert_non_null(strstr(by, "\"holder_thread\": \"hog\""));
@@ -531,11 +534,7 @@ static void test_late_holders(void **state)
 	assert_non_null(strstr(by, "\"count\": 2"));
 	assert_non_null(strstr(buf, "\"holder_pid\": null"));	/* the late list too */
 	free(buf);
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(svr_write_text(r, &b, &e, NULL, f), 0);
-	fclose(f);
+	report_of(r, &b, &e, false, &buf);
 	assert_non_null(strstr(buf, "holder (idle or not seen): 2 times"));
 	assert_non_null(strstr(buf, "holder hog (FIFO 50): 1 times"));
 	free(buf);
@@ -548,12 +547,10 @@ static void test_guest_labels(void **state)
 {
 	struct sv_record_writer *pub, *s1, *s2;
 	const char *files[] = {"pub.rec", "s1.rec", "s2.rec"}, *guests[] = {NULL, "vm1", "vm2"};
-	char *buf = NULL, *txt = NULL, long_label[SVR_LABEL_SIZE + 8];
-	size_t len = 0, tlen = 0;
+	char *buf, *txt, long_label[SVR_LABEL_SIZE + 8];
 	struct svr_budgets b;
 	static struct svr_eval e;
 	struct svr *r;
-	FILE *f;
 
 	(void)state;
 	pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
@@ -587,16 +584,10 @@ static void test_guest_labels(void **state)
 	assert_null(svr_guest_label(r, 2));
 	svr_budgets_default(&b);
 	svr_evaluate(r, &b, &e);
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(svr_write_json(r, &b, &e, NULL, f), 0);
-	fclose(f);
+	report_of(r, &b, &e, true, &buf);
 	assert_non_null(strstr(buf, "\"vm1\": \"SV in its own class\""));
 	assert_non_null(strstr(buf, "\"vm2\": null"));
-	f = open_memstream(&txt, &tlen);
-	assert_non_null(f);
-	assert_int_equal(svr_write_text(r, &b, &e, NULL, f), 0);
-	fclose(f);
+	report_of(r, &b, &e, false, &txt);
 	assert_non_null(strstr(txt, "guests side by side"));
 	assert_non_null(strstr(txt, "guest vm1: SV in its own class"));
 	/* no T4 recorded: the comparison falls back to T0-T3, and lists only hops that exist */
