@@ -37,6 +37,7 @@ _Static_assert(SVTRACE_HIST_SUB_BITS == SV_STATS_SUB_BITS, "BPF histograms use s
 _Static_assert(SVTRACE_HOPS == SVTRACE_HOP_NR, "hops");
 
 #define MAX_EGRESS (SVTRACE_CORR_MAX_PORTS - 1)
+_Static_assert(MAX_EGRESS == 15, "the help and the man page say at most 15 egress interfaces");
 
 struct port_info {
 	char name[16];
@@ -144,7 +145,7 @@ static void usage(FILE *f)
 "\n"
 "  -i, --ingress IF          ingress interface (NIC, or the lab's uplink veth)\n"
 "  -e, --egress LIST         egress interfaces toward the guests (tap, vnet, veth), comma-separated, or\n"
-"                            'all' (every other non-loopback interface of the namespace)\n"
+"                            'all' (every other non-loopback interface of the namespace); at most 15\n"
 "  -n, --netns NAME          the interfaces live in network namespace NAME (ip netns), default ours\n"
 "  -d, --duration S          stop after S seconds (default: run until SIGINT/SIGTERM)\n"
 "  -l, --live                print a histogram per hop to stderr every interval\n"
