@@ -43,6 +43,7 @@ struct port_info {
 	char name[16];
 	uint32_t ifindex;
 	uint32_t netns_ino;
+	bool gone;		/* no longer this ifindex in this namespace (seen by ports_watch) */
 };
 
 struct opts {
@@ -124,7 +125,7 @@ struct tracer {
 	char opt_ovs_why[64], opt_tun_why[64], opt_vhost_why[64];
 	uint64_t events, events_svid_filtered, ingress_other;
 	uint64_t rec_errors;
-	int64_t t_start_mono, t_last_expire, t_last_live;
+	int64_t t_start_mono, t_last_expire, t_last_live, t_last_ports;
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -1190,6 +1191,12 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 	sv_json_kv_uint(&j, "evicted_reuse", cc->evicted_reuse);
 	sv_json_kv_uint(&j, "evicted_full", cc->evicted_full);
 	sv_json_kv_uint(&j, "streams_overflow", cc->streams_overflow);
+	sv_json_key(&j, "ports_gone");	/* interfaces that went away during the run (ports_watch) */
+	sv_json_array_begin(&j);
+	for (unsigned i = 0; i <= t->nports; i++)
+		if (t->port[i].gone)
+			sv_json_string(&j, t->port[i].name);
+	sv_json_array_end(&j);
 	sv_json_key(&j, "ingress");
 	sv_json_object_begin(&j);
 	sv_json_kv_str(&j, "name", t->port[0].name);
@@ -1283,6 +1290,37 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 	return sv_json_end(&j);
 }
 
+/*
+ * Every second: is each port still the interface svtrace was loaded for? The filter is fixed at load
+ * (ifindex and namespace inode, compared inline in BPF), so a guest's tap deleted and re-created (a VM
+ * restart during a soak test), renamed, or a namespace replaced, is no longer followed: said once on
+ * stderr when seen and listed in the summary ("ports_gone"), never silent.
+ */
+static void ports_watch(struct tracer *t)
+{
+	uint32_t ino = 0, idx = 0;
+	int err = svtrace_netns_ino(t->o.netns, &ino);
+
+	for (unsigned i = 0; i <= t->nports; i++) {
+		struct port_info *p = &t->port[i];
+		const char *why;
+
+		if (p->gone)
+			continue;
+		if (err || ino != p->netns_ino)
+			why = err ? "its network namespace is gone" : "its network namespace was replaced";
+		else if (svtrace_ifindex(t->o.netns, p->name, &idx))
+			why = "is gone (deleted or renamed)";
+		else if (idx != p->ifindex)
+			why = "was re-created under another ifindex";
+		else
+			continue;
+		p->gone = true;
+		fprintf(stderr, "svtrace: %s interface '%s' (ifindex %u) %s: its frames are no longer followed; "
+			"restart svtrace to follow the new one\n", i ? "egress" : "ingress", p->name, p->ifindex, why);
+	}
+}
+
 static void print_summary(struct tracer *t)
 {
 	char line[256];
@@ -1294,6 +1332,10 @@ static void print_summary(struct tracer *t)
 		svtrace_corr_nstreams(t->corr),
 		counter_sum(t, SVTRACE_CNT_PARSE_ERR), svtrace_corr_counters(t->corr)->late_total,
 		t->o.threshold_ns / 1000);
+	for (unsigned i = 0; i <= t->nports; i++)
+		if (t->port[i].gone)
+			fprintf(stderr, "svtrace: %s interface '%s' went away during the run: its counts stop there\n",
+				i ? "egress" : "ingress", t->port[i].name);
 	if (counter_sum(t, SVTRACE_CNT_TRACK_COLL) || counter_sum(t, SVTRACE_CNT_TRACK_FULL))
 		fprintf(stderr, "svtrace: skb table: %" PRIu64 " slot collisions (overflow table), %" PRIu64
 			" copies not tracked (both full: --table)\n", counter_sum(t, SVTRACE_CNT_TRACK_COLL),
@@ -1625,7 +1667,7 @@ int main(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	t.t_start_mono = t.t_last_expire = t.t_last_live = t.t_last_merge = mono_now();
+	t.t_start_mono = t.t_last_expire = t.t_last_live = t.t_last_merge = t.t_last_ports = mono_now();
 	t_end = t.o.duration_ns ? t.t_start_mono + t.o.duration_ns : INT64_MAX;
 	while (!stop_flag) {
 		/* BPF never wakes us per event: sleep, then drain what waits (one pass). 10 ms with
@@ -1656,6 +1698,10 @@ int main(int argc, char **argv)
 		if (t.o.live && now - t.t_last_live >= t.o.interval_ns) {
 			print_live(&t);
 			t.t_last_live = now;
+		}
+		if (now - t.t_last_ports >= SV_NSEC_PER_SEC) {
+			ports_watch(&t);
+			t.t_last_ports = now;
 		}
 		if (now >= t_end)
 			break;
