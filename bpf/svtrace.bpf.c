@@ -299,27 +299,22 @@ static __always_inline struct svtrace_hlog_pos *cpu_pos(void)
 
 #define HOT(hp) ((struct sv_cpu_hot *)(hp)->cpu_hot)
 
-/* @v as a number the verifier does not know (written to this CPU's key word, before that word is used,
- * and read back). A port index found by comparing against each port is a different constant on each
- * path, and the code after the lookup was verified once per port (the kfree program passed the
- * verifier's 1M-instruction limit at 11 egress ports). */
-static __always_inline __u32 blur(struct svtrace_hlog_pos *hp, __u32 v)
+/* @v written to this CPU's key word and read back: a plain number the verifier knows nothing of (a
+ * typed pointer becomes a scalar: a privileged program may store pointers as numbers; a constant
+ * becomes unknown). */
+static __always_inline __u64 launder(struct svtrace_hlog_pos *hp, __u64 v)
 {
 	volatile __u64 *w = &HOT(hp)->key;
 
 	*w = v;
-	return (__u32)*w;
+	return *w;
 }
 
-/* The skb's address as a number (hashed, stored as a tag). A tp_btf argument is a typed pointer the
- * verifier allows no arithmetic on; written to a map value and read back it is a plain scalar (a
- * privileged program may store pointers as numbers). */
+/* The skb's address as a number (hashed, stored as a tag): a tp_btf argument is a typed pointer the
+ * verifier allows no arithmetic on. */
 static __always_inline __u64 skb_key(struct svtrace_hlog_pos *hp, const struct sk_buff *skb)
 {
-	volatile __u64 *w = &HOT(hp)->key;
-
-	*w = (__u64)skb;
-	return *w;
+	return launder(hp, (__u64)skb);
 }
 
 static __always_inline __u32 track_idx(__u64 skb)
@@ -370,6 +365,9 @@ struct sv_feeder {
 	__u8 comm[SVTRACE_COMM_LEN];		/* the feeder's own name (read when it became one) */
 	__u8 holder_comm[SVTRACE_COMM_LEN];
 };
+
+/* No holder named in @x (a feeder slot or a CPU's state): no pid, and no policy left from the last one. */
+#define HOLDER_NONE(x) ((x)->holder_pid = 0, (x)->holder_policy = 0, (x)->holder_prio = 0)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -704,14 +702,17 @@ bad:
 	return -1;
 }
 
-/* Port index of (netns, ifindex) among ports [from, nr_ports), or -1. */
-static __always_inline int port_find(__u32 netns, __u32 ifindex, __u32 from)
+/* Port index of (netns, ifindex) among ports [from, nr_ports), or -1. The index found comes back
+ * laundered: compared against each port it would be a different constant on each path, and the code
+ * after the lookup verified once per port (the kfree program passed the verifier's 1M-instruction
+ * limit at 11 egress ports). */
+static __always_inline int port_find(struct svtrace_hlog_pos *hp, __u32 netns, __u32 ifindex, __u32 from)
 {
 	for (__u32 i = 0; i < SVTRACE_MAX_PORTS; i++) {
 		if (i >= nr_ports)
 			break;
 		if (i >= from && port_ifindex[i] == ifindex && port_netns[i] == netns)
-			return (int)i;
+			return (int)(launder(hp, i) & (SVTRACE_MAX_PORTS - 1));
 	}
 	return -1;
 }
@@ -937,7 +938,7 @@ static __always_inline struct sv_feeder *feeder_self(__u32 tid)
 		return f;
 	f->wakeup_ns = 0;
 	f->wait_ns = 0;
-	f->holder_pid = 0;
+	HOLDER_NONE(f);
 	bpf_get_current_comm(f->comm, sizeof(f->comm));
 	*tag = tid;
 	return NULL;
@@ -1098,13 +1099,12 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	if (!proto_maybe_sv(btf, skb))
 		return 0;
 	dev_id(btf, dev, &ifindex, &netns);
-	p = port_find(netns, ifindex, 1);
-	if (p < 1)
-		return 0;
 	hp = cpu_pos();
 	if (!hp)
 		return 0;
-	p = (int)(blur(hp, (__u32)p) & (SVTRACE_MAX_PORTS - 1));
+	p = port_find(hp, netns, ifindex, 1);
+	if (p < 1)
+		return 0;
 	key = skb_key(hp, skb);
 	__builtin_memset(&tr, 0, sizeof(tr));
 	tr.t2a_ns = bpf_ktime_get_ns();
@@ -1223,11 +1223,6 @@ static __always_inline void copy_fill(const bool btf, struct svtrace_copy *e, co
 			e->holder_policy = 0;
 			e->holder_prio = 0;
 		}
-	}
-	if (!e->holder_pid) {
-		/* no holder: no policy either (a slot's older holder leaves its policy behind) */
-		e->holder_policy = 0;
-		e->holder_prio = 0;
 	}
 	*fp = f;
 }
@@ -1370,10 +1365,9 @@ static __always_inline int port_drop(const bool btf, struct svtrace_hlog_pos *hp
 	/* An SV frame dropped on a filtered port before T2a (tc egress, qdisc full): a loss at the hop
 	 * that ends there. Consumes are not looked at: only drops can be losses. */
 	dev_id(btf, RD(btf, skb, dev), &ifindex, &netns);
-	p = port_find(netns, ifindex, 0);
+	p = port_find(hp, netns, ifindex, 0);
 	if (p < 0)
 		return 0;
-	p = (int)(blur(hp, (__u32)p) & (SVTRACE_MAX_PORTS - 1));
 	mac = RD(btf, skb, mac_header);
 	s = scratch_get();
 	if (!s || mac == MAC_UNSET)
@@ -1522,7 +1516,7 @@ static __always_inline int on_wakeup(const bool btf, struct task_struct *p)
 	c->pending_ns = now;
 	c->pending_tid = tid;
 	c->max_seg_ns = 0;
-	c->holder_pid = 0;
+	HOLDER_NONE(c);
 	return 0;
 }
 
@@ -1553,7 +1547,7 @@ static __always_inline int on_switch_rq(const bool btf, struct task_struct *prev
 		return 0;
 	q = RD(btf, next, sched_info.last_queued);
 	f->wait_ns = q && now > q ? now - q : 0;
-	f->holder_pid = 0;
+	HOLDER_NONE(f);
 	if (!f->wait_ns)
 		return 0;
 	for (i = 0; i < SEG_N; i++) {
@@ -1579,7 +1573,7 @@ static __always_inline int on_switch_rq(const bool btf, struct task_struct *prev
 		task_prio(false, (struct task_struct *)e->task, &f->holder_pid, &f->holder_policy,
 			  &f->holder_prio, f->holder_comm);
 		if (f->holder_pid != e->pid)
-			f->holder_pid = 0;
+			HOLDER_NONE(f);
 	}
 	holder_keep(f);
 	return 0;
