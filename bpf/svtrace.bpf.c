@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * svtrace: follows every IEC 61850-9-2 SV frame (EtherType 0x88BA) through the host on tracepoints only:
- *   T1  net:netif_receive_skb   on an ingress port (filter map keyed by netns inode + ifindex)
+ *   T1  net:netif_receive_skb   on an ingress port (filter: netns inode + ifindex per port)
  *   T2a net:net_dev_start_xmit  on an egress port
  *   T2b skb:consume_skb         of an skb seen at T2a (taken), skb:kfree_skb (dropped, with the reason)
  *   sched:sched_wakeup / sched:sched_switch of the threads that fed frames to a guest: wake-up -> run
@@ -45,10 +45,12 @@ const volatile __u64 track_mask = 0;		/* "track" entries - 1 (a power of two) */
 const volatile __u32 svid_filter_len = 0;	/* --svid: only this svID (zero-padded) */
 const volatile __u8 svid_filter[SVTRACE_SVID_MAX] = {};
 /* The filter: port 0 = ingress, 1..nr_ports-1 = egress (netns inode + ifindex: ifindex values repeat
- * across namespaces). Read-only data, compared inline: no map lookup on any packet. */
+ * across namespaces), compared inline: no map lookup on any packet. The pairs are global data of their
+ * own (a map of one read-mostly line): user space rewrites a port's pair when its interface is
+ * re-created under the same name (a guest's tap at a VM restart), so the run follows it. */
 const volatile __u32 nr_ports = 0;
-const volatile __u32 port_ifindex[SVTRACE_MAX_PORTS] = {};
-const volatile __u32 port_netns[SVTRACE_MAX_PORTS] = {};
+volatile __u32 port_ifindex[SVTRACE_MAX_PORTS] SEC(".data.ports") = {};
+volatile __u32 port_netns[SVTRACE_MAX_PORTS] SEC(".data.ports") = {};
 
 /* Direct BTF loads in tp_btf programs (plain loads, no helper call); CO-RE probe reads in raw_tp. */
 #define RD(b, src, fld) ((b) ? (src)->fld : BPF_CORE_READ(src, fld))

@@ -43,7 +43,8 @@ struct port_info {
 	char name[16];
 	uint32_t ifindex;
 	uint32_t netns_ino;
-	bool gone;		/* no longer this ifindex in this namespace (seen by ports_watch) */
+	bool gone;		/* not in its namespace now (deleted, renamed; seen by ports_watch) */
+	uint32_t recreated;	/* times it came back under a new ifindex or namespace, followed */
 };
 
 struct opts {
@@ -656,6 +657,18 @@ static void on_late(void *ctx, const struct svtrace_late *l)
 		t->rec_errors++;
 }
 
+/* The record file's name of port @i's current ifindex (svreport names the hops by it). */
+static void port_name_record(struct tracer *t, unsigned i)
+{
+	struct sv_rec_name n = { .name_kind = SV_REC_NAME_IFINDEX, .id = t->port[i].ifindex,
+				 .netns = t->port[i].netns_ino };
+
+	if (!t->rec)
+		return;
+	snprintf(n.name, sizeof(n.name), "%s", t->port[i].name);
+	sv_record_define_name(t->rec, &n);
+}
+
 static int rec_open(struct tracer *t)
 {
 	struct sv_record_writer_cfg cfg = {
@@ -669,13 +682,10 @@ static int rec_open(struct tracer *t)
 		return err;
 	}
 	for (unsigned i = 0; i <= t->nports; i++) {
-		struct sv_rec_name n = { .name_kind = SV_REC_NAME_IFINDEX, .id = t->port[i].ifindex,
-					 .netns = t->port[i].netns_ino };
 		struct sv_rec_name g = { .name_kind = SV_REC_NAME_GUEST, .id = i };
 
-		snprintf(n.name, sizeof(n.name), "%s", t->port[i].name);
 		snprintf(g.name, sizeof(g.name), "%s", t->port[i].name);
-		sv_record_define_name(t->rec, &n);
+		port_name_record(t, i);
 		if (i)
 			sv_record_define_name(t->rec, &g);
 	}
@@ -1191,11 +1201,24 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 	sv_json_kv_uint(&j, "evicted_reuse", cc->evicted_reuse);
 	sv_json_kv_uint(&j, "evicted_full", cc->evicted_full);
 	sv_json_kv_uint(&j, "streams_overflow", cc->streams_overflow);
-	sv_json_key(&j, "ports_gone");	/* interfaces that went away during the run (ports_watch) */
+	sv_json_key(&j, "ports_gone");	/* interfaces away at the end of the run (ports_watch) */
 	sv_json_array_begin(&j);
 	for (unsigned i = 0; i <= t->nports; i++)
 		if (t->port[i].gone)
 			sv_json_string(&j, t->port[i].name);
+	sv_json_array_end(&j);
+	sv_json_key(&j, "ports_recreated");	/* re-created during the run and followed */
+	sv_json_array_begin(&j);
+	for (unsigned i = 0; i <= t->nports; i++) {
+		if (!t->port[i].recreated)
+			continue;
+		sv_json_object_begin(&j);
+		sv_json_kv_str(&j, "name", t->port[i].name);
+		sv_json_kv_uint(&j, "times", t->port[i].recreated);
+		sv_json_kv_uint(&j, "ifindex", t->port[i].ifindex);
+		sv_json_kv_uint(&j, "netns", t->port[i].netns_ino);
+		sv_json_object_end(&j);
+	}
 	sv_json_array_end(&j);
 	sv_json_key(&j, "ingress");
 	sv_json_object_begin(&j);
@@ -1291,33 +1314,43 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 }
 
 /*
- * Every second: is each port still the interface svtrace was loaded for? The filter is fixed at load
- * (ifindex and namespace inode, compared inline in BPF), so a guest's tap deleted and re-created (a VM
- * restart during a soak test), renamed, or a namespace replaced, is no longer followed: said once on
- * stderr when seen and listed in the summary ("ports_gone"), never silent.
+ * Every second: is each port still the interface BPF compares against? An interface re-created under
+ * the same name (a guest's tap at a VM restart during a soak test, or its namespace replaced) is
+ * followed: its new ifindex and namespace inode go into BPF's filter (global data, rewritten in place;
+ * netns first, so a frame that sees half the change matches no port), its new ifindex is named in the
+ * records, and it is said on stderr. An interface gone (deleted, renamed away, its namespace gone) is
+ * said once; its frames count as missing at that port until it comes back. Never silent.
  */
 static void ports_watch(struct tracer *t)
 {
 	uint32_t ino = 0, idx = 0;
 	int err = svtrace_netns_ino(t->o.netns, &ino);
+	volatile uint32_t *bpf_ifindex = t->skel->data_ports->port_ifindex;
+	volatile uint32_t *bpf_netns = t->skel->data_ports->port_netns;
 
 	for (unsigned i = 0; i <= t->nports; i++) {
 		struct port_info *p = &t->port[i];
-		const char *why;
+		const char *kind = i ? "egress" : "ingress";
 
-		if (p->gone)
+		if (err || svtrace_ifindex(t->o.netns, p->name, &idx)) {
+			if (!p->gone)
+				fprintf(stderr, "svtrace: %s interface '%s' (ifindex %u) %s: its frames are not followed "
+					"until it comes back\n", kind, p->name, p->ifindex,
+					err ? "is gone with its network namespace" : "is gone (deleted or renamed)");
+			p->gone = true;
 			continue;
-		if (err || ino != p->netns_ino)
-			why = err ? "its network namespace is gone" : "its network namespace was replaced";
-		else if (svtrace_ifindex(t->o.netns, p->name, &idx))
-			why = "is gone (deleted or renamed)";
-		else if (idx != p->ifindex)
-			why = "was re-created under another ifindex";
-		else
+		}
+		if (!p->gone && idx == p->ifindex && ino == p->netns_ino)
 			continue;
-		p->gone = true;
-		fprintf(stderr, "svtrace: %s interface '%s' (ifindex %u) %s: its frames are no longer followed; "
-			"restart svtrace to follow the new one\n", i ? "egress" : "ingress", p->name, p->ifindex, why);
+		fprintf(stderr, "svtrace: %s interface '%s' re-created (ifindex %u -> %u%s): followed\n", kind,
+			p->name, p->ifindex, idx, ino != p->netns_ino ? ", in a new network namespace" : "");
+		bpf_netns[i] = ino;
+		bpf_ifindex[i] = idx;
+		p->ifindex = idx;
+		p->netns_ino = ino;
+		p->gone = false;
+		p->recreated++;
+		port_name_record(t, i);
 	}
 }
 
@@ -1332,10 +1365,15 @@ static void print_summary(struct tracer *t)
 		svtrace_corr_nstreams(t->corr),
 		counter_sum(t, SVTRACE_CNT_PARSE_ERR), svtrace_corr_counters(t->corr)->late_total,
 		t->o.threshold_ns / 1000);
-	for (unsigned i = 0; i <= t->nports; i++)
+	for (unsigned i = 0; i <= t->nports; i++) {
+		if (t->port[i].recreated)
+			fprintf(stderr, "svtrace: %s interface '%s' was re-created %u time(s) during the run and followed "
+				"(frames toward it while it was away count as missing)\n", i ? "egress" : "ingress",
+				t->port[i].name, t->port[i].recreated);
 		if (t->port[i].gone)
-			fprintf(stderr, "svtrace: %s interface '%s' went away during the run: its counts stop there\n",
-				i ? "egress" : "ingress", t->port[i].name);
+			fprintf(stderr, "svtrace: %s interface '%s' was away at the end of the run: its counts stop "
+				"where it went\n", i ? "egress" : "ingress", t->port[i].name);
+	}
 	if (counter_sum(t, SVTRACE_CNT_TRACK_COLL) || counter_sum(t, SVTRACE_CNT_TRACK_FULL))
 		fprintf(stderr, "svtrace: skb table: %" PRIu64 " slot collisions (overflow table), %" PRIu64
 			" copies not tracked (both full: --table)\n", counter_sum(t, SVTRACE_CNT_TRACK_COLL),
@@ -1486,8 +1524,8 @@ static int open_and_load(struct tracer *t)
 		/* The interface filter, compared inline in BPF (port 0 = ingress). */
 		sk->rodata->nr_ports = t->nports + 1;
 		for (unsigned i = 0; i <= t->nports; i++) {
-			sk->rodata->port_ifindex[i] = t->port[i].ifindex;
-			sk->rodata->port_netns[i] = t->port[i].netns_ino;
+			sk->data_ports->port_ifindex[i] = t->port[i].ifindex;
+			sk->data_ports->port_netns[i] = t->port[i].netns_ino;
 		}
 		sk->rodata->all_ports = t->all_ports;
 		/* Direct-mapped skb table: a power of two; the fallback hash an eighth of it. */
