@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * What a BPF program run and a helper call cost on this machine before any logic: the floor under
+ * svtrace's cost per frame (trace.bench prints it beside trace_ns_per_frame). A thread calls getppid()
+ * in a loop and measures its CPU time per call with raw_tp programs on raw_syscalls:sys_enter: an empty
+ * program attached once and RUNS times (RUNS program runs a call), and programs that call
+ * bpf_ktime_get_ns() or bpf_get_current_pid_tgid() CALLS times. Differences between attached cases only
+ * (the first program on sys_enter also puts every syscall on its slow path: that is in all of them): a
+ * run = (RUNS links - 1 link) / (RUNS - 1), a call = (CALLS calls - empty) / CALLS. The cases take turns in
+ * every round (the machine's drift hits them alike); the figures come from the medians. Programs are
+ * loaded through bpf(2) directly (a few instructions: no object file, no libbpf).
+ *
+ *   bench_bpf_floor [ITERATIONS] [ROUNDS]          root (CAP_BPF, CAP_PERFMON)
+ *
+ * Prints: figure: bpf_run_empty_ns, bpf_ktime_call_ns, bpf_pid_call_ns (ns, one decimal).
+ */
+#include <errno.h>
+#include <linux/bpf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CALLS 20		/* helper calls per program run */
+#define RUNS 5			/* links of the empty program in the C_EMPTYN case */
+#define MAX_ROUNDS 101
+
+enum { C_EMPTY, C_EMPTYN, C_KTIME, C_PID, C_NR };
+static const char *const case_name[C_NR] = { "empty program", "empty program x 5",
+					     "20 x bpf_ktime_get_ns", "20 x bpf_get_current_pid_tgid" };
+
+static long sys_bpf(int cmd, union bpf_attr *a)
+{
+	return syscall(__NR_bpf, cmd, a, sizeof(*a));
+}
+
+/* A raw_tp program: @helper called CALLS times (0: none), then return 0. */
+static int prog_load(int helper, char *log, size_t log_len)
+{
+	struct bpf_insn insns[CALLS + 2];
+	union bpf_attr a;
+	int n = 0;
+
+	memset(insns, 0, sizeof(insns));
+	for (int i = 0; helper && i < CALLS; i++) {
+		insns[n].code = BPF_JMP | BPF_CALL;
+		insns[n++].imm = helper;
+	}
+	insns[n].code = BPF_ALU64 | BPF_MOV | BPF_K;	/* r0 = 0 */
+	insns[n++].dst_reg = BPF_REG_0;
+	insns[n++].code = BPF_JMP | BPF_EXIT;
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_RAW_TRACEPOINT;
+	a.insns = (uintptr_t)insns;
+	a.insn_cnt = (uint32_t)n;
+	a.license = (uintptr_t)"GPL";
+	a.log_buf = (uintptr_t)log;
+	a.log_size = (uint32_t)log_len;
+	a.log_level = 1;
+	log[0] = 0;
+	return (int)sys_bpf(BPF_PROG_LOAD, &a);
+}
+
+static int attach(int prog)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.raw_tracepoint.name = (uintptr_t)"sys_enter";
+	a.raw_tracepoint.prog_fd = (uint32_t)prog;
+	return (int)sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &a);
+}
+
+static int64_t cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* CPU ns per getppid() over @n calls. */
+static double loop(int n)
+{
+	int64_t t0 = cpu_ns();
+
+	for (int i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	return (double)(cpu_ns() - t0) / n;
+}
+
+static int cmp_double(const void *p, const void *q)
+{
+	double a = *(const double *)p, b = *(const double *)q;
+
+	return a < b ? -1 : a > b;
+}
+
+int main(int argc, char **argv)
+{
+	static char log[4096];
+	static double v[C_NR][MAX_ROUNDS];
+	const int helper[C_NR] = { 0, 0, BPF_FUNC_ktime_get_ns, BPF_FUNC_get_current_pid_tgid };
+	int n = argc > 1 ? atoi(argv[1]) : 100000, rounds = argc > 2 ? atoi(argv[2]) : 31;
+	int prog[C_NR] = { -1, -1, -1, -1 };
+	double med[C_NR];
+
+	if (n < 1000 || rounds < 3 || rounds > MAX_ROUNDS) {
+		fprintf(stderr, "usage: bench_bpf_floor [ITERATIONS >= 1000] [ROUNDS 3..%d]\n", MAX_ROUNDS);
+		return 2;
+	}
+	for (int c = 0; c < C_NR; c++) {
+		prog[c] = prog_load(helper[c], log, sizeof(log));
+		if (prog[c] < 0) {
+			fprintf(stderr, "bench_bpf_floor: cannot load the %s raw_tp program: %s%s%s\n", case_name[c],
+				strerror(errno), log[0] ? "\n" : "", log);
+			return 1;
+		}
+	}
+	loop(n / 4);	/* warm up */
+	for (int r = 0; r < rounds; r++) {
+		for (int k = 0; k < C_NR; k++) {
+			/* each case first in turn */
+			int c = (k + r) % C_NR, nl = c == C_EMPTYN ? RUNS : 1, link[RUNS];
+
+			for (int l = 0; l < nl; l++) {
+				link[l] = attach(prog[c]);
+				if (link[l] < 0) {
+					fprintf(stderr, "bench_bpf_floor: cannot attach to raw tracepoint sys_enter: %s\n",
+						strerror(errno));
+					return 1;
+				}
+			}
+			v[c][r] = loop(n);
+			for (int l = 0; l < nl; l++)
+				close(link[l]);
+		}
+	}
+	for (int c = 0; c < C_NR; c++) {
+		qsort(v[c], (size_t)rounds, sizeof(double), cmp_double);
+		med[c] = v[c][rounds / 2];
+		printf("  %-30s %8.1f ns per getppid() (median of %d rounds of %d)\n", case_name[c], med[c], rounds, n);
+	}
+	printf("figure: bpf_run_empty_ns %.1f ns\n", (med[C_EMPTYN] - med[C_EMPTY]) / (RUNS - 1));
+	printf("figure: bpf_ktime_call_ns %.1f ns\n", (med[C_KTIME] - med[C_EMPTY]) / CALLS);
+	printf("figure: bpf_pid_call_ns %.1f ns\n", (med[C_PID] - med[C_EMPTY]) / CALLS);
+	return 0;
+}
