@@ -1368,8 +1368,9 @@ static void print_summary(struct tracer *t)
 	for (unsigned i = 0; i <= t->nports; i++) {
 		if (t->port[i].recreated)
 			fprintf(stderr, "svtrace: %s interface '%s' was re-created %u time(s) during the run and followed "
-				"(frames toward it while it was away count as missing)\n", i ? "egress" : "ingress",
-				t->port[i].name, t->port[i].recreated);
+				"(%s)\n", i ? "egress" : "ingress", t->port[i].name, t->port[i].recreated,
+				i ? "frames toward it while it was away count as missing at it"
+				  : "frames that came in while it was away were not seen");
 		if (t->port[i].gone)
 			fprintf(stderr, "svtrace: %s interface '%s' was away at the end of the run: its counts stop "
 				"where it went\n", i ? "egress" : "ingress", t->port[i].name);

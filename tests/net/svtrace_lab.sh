@@ -380,7 +380,35 @@ restart)
 	grep -q "egress interface 'vm2p' was re-created 1 time(s) during the run and followed" "$TMP/trace.err" ||
 		fail "summary: no re-created line"
 	[ -s "$TMP/restart.rec" ] || fail "no record file"
-	echo "PASS: svtrace restart: vm2p deleted (ifindex $old) and re-created (ifindex $new) mid-run, said both times and followed: $SENT frames at every hop of both ports"
+	first=$SENT
+	# The hypervisor's whole namespace replaced (deleted with every port in it, then built again under the
+	# same name): each port said gone with it, then followed in the new one.
+	wait
+	trace_start 12
+	ip netns del "$NS_H" || fail "deleting $NS_H"
+	for _ in $(seq 40); do [ "$(grep -c "is gone with its network namespace" "$TMP/trace.err")" = 3 ] && break; sleep 0.1; done
+	[ "$(grep -c "is gone with its network namespace" "$TMP/trace.err")" = 3 ] ||
+		fail "namespace gone: not said for the 3 ports: $(grep -v '^ ' "$TMP/trace.err" | tail -3)"
+	ip netns add "$NS_H" && ip -n "$NS_P" link add p0 type veth peer name up0 netns "$NS_H" &&
+		ip -n "$NS_H" link add vm1p type veth peer name vm1 netns "$NS_V1" &&
+		ip -n "$NS_H" link add vm2p type veth peer name vm2 netns "$NS_V2" && ip -n "$NS_H" link add br0 type bridge ||
+		fail "rebuilding $NS_H"
+	for i in up0 vm1p vm2p; do ip -n "$NS_H" link set "$i" master br0 up || fail "rebuilding $NS_H: $i"; done
+	ip -n "$NS_H" link set br0 up && ip -n "$NS_P" link set p0 up && ip -n "$NS_V1" link set vm1 up && ip -n "$NS_V2" link set vm2 up ||
+		fail "rebuilding $NS_H: links up"
+	recv_start "$NS_V1" vm1 12 "$TMP/r1"
+	recv_start "$NS_V2" vm2 12 "$TMP/r2"
+	for _ in $(seq 40); do [ "$(grep -c "re-created (ifindex" "$TMP/trace.err")" = 3 ] && break; sleep 0.1; done
+	[ "$(grep -c "re-created (ifindex" "$TMP/trace.err")" = 3 ] ||
+		fail "namespace re-created: not followed for the 3 ports: $(grep -v '^ ' "$TMP/trace.err" | tail -3)"
+	sleep 1
+	SENT=$(send 2) || fail "sender failed"
+	trace_wait
+	wait
+	every_hop "$SENT"
+	[ "$(J "sorted((p['name'], p['times']) for p in d['ports_recreated'])")" = "[('up0', 1), ('vm1p', 1), ('vm2p', 1)]" ] ||
+		fail "namespace: ports_recreated: $(J "d['ports_recreated']")"
+	echo "PASS: svtrace restart: vm2p deleted (ifindex $old) and re-created (ifindex $new) mid-run, said both times and followed: $first frames at every hop of both ports; the hypervisor's namespace replaced: its 3 ports followed, $SENT frames at every hop"
 	;;
 tagged)
 	# 802.1Q-tagged frames (tag in the frame) with 90-octet svIDs (kept as 64, flagged), from the python
