@@ -349,6 +349,14 @@ errors)
 	echo "PASS: svtrace errors: missing interface / namespace / option and privileges reported; --egress all; 15 egress load, 16 refused; a port gone mid-run reported"
 	;;
 restart)
+	# send_check: 2 s of traffic once svtrace follows, then every frame at every hop of both ports
+	send_check() {
+		sleep 1
+		SENT=$(send 2) || fail "sender failed"
+		trace_wait
+		wait
+		every_hop "$SENT"
+	}
 	# A guest's port deleted and re-created under the same name while svtrace runs (a VM restart during a
 	# soak test; its tap comes back under a new ifindex): said on stderr when it goes and when it comes
 	# back, followed - every frame sent after it came back is seen at every hop of both ports - and
@@ -369,11 +377,7 @@ restart)
 	for _ in $(seq 40); do grep -q "'vm2p' re-created" "$TMP/trace.err" && break; sleep 0.1; done
 	grep -q "egress interface 'vm2p' re-created (ifindex $old -> $new): followed" "$TMP/trace.err" ||
 		fail "vm2p re-created not reported: $(grep -v '^ ' "$TMP/trace.err" | tail -3)"
-	sleep 1
-	SENT=$(send 2) || fail "sender failed"
-	trace_wait
-	wait
-	every_hop "$SENT"
+	send_check
 	[ "$(J "d['ports_gone']")" = "[]" ] || fail "ports_gone: $(J "d['ports_gone']")"
 	[ "$(J "[(p['name'], p['times'], p['ifindex']) for p in d['ports_recreated']]")" = "[('vm2p', 1, $new)]" ] ||
 		fail "ports_recreated: $(J "d['ports_recreated']")"
@@ -389,23 +393,13 @@ restart)
 	for _ in $(seq 40); do [ "$(grep -c "is gone with its network namespace" "$TMP/trace.err")" = 3 ] && break; sleep 0.1; done
 	[ "$(grep -c "is gone with its network namespace" "$TMP/trace.err")" = 3 ] ||
 		fail "namespace gone: not said for the 3 ports: $(grep -v '^ ' "$TMP/trace.err" | tail -3)"
-	ip netns add "$NS_H" && ip -n "$NS_P" link add p0 type veth peer name up0 netns "$NS_H" &&
-		ip -n "$NS_H" link add vm1p type veth peer name vm1 netns "$NS_V1" &&
-		ip -n "$NS_H" link add vm2p type veth peer name vm2 netns "$NS_V2" && ip -n "$NS_H" link add br0 type bridge ||
-		fail "rebuilding $NS_H"
-	for i in up0 vm1p vm2p; do ip -n "$NS_H" link set "$i" master br0 up || fail "rebuilding $NS_H: $i"; done
-	ip -n "$NS_H" link set br0 up && ip -n "$NS_P" link set p0 up && ip -n "$NS_V1" link set vm1 up && ip -n "$NS_V2" link set vm2 up ||
-		fail "rebuilding $NS_H: links up"
+	ip netns add "$NS_H" && lab_hv_links || fail "rebuilding $NS_H"
 	recv_start "$NS_V1" vm1 12 "$TMP/r1"
 	recv_start "$NS_V2" vm2 12 "$TMP/r2"
 	for _ in $(seq 40); do [ "$(grep -c "re-created (ifindex" "$TMP/trace.err")" = 3 ] && break; sleep 0.1; done
 	[ "$(grep -c "re-created (ifindex" "$TMP/trace.err")" = 3 ] ||
 		fail "namespace re-created: not followed for the 3 ports: $(grep -v '^ ' "$TMP/trace.err" | tail -3)"
-	sleep 1
-	SENT=$(send 2) || fail "sender failed"
-	trace_wait
-	wait
-	every_hop "$SENT"
+	send_check
 	[ "$(J "sorted((p['name'], p['times']) for p in d['ports_recreated'])")" = "[('up0', 1), ('vm1p', 1), ('vm2p', 1)]" ] ||
 		fail "namespace: ports_recreated: $(J "d['ports_recreated']")"
 	echo "PASS: svtrace restart: vm2p deleted (ifindex $old) and re-created (ifindex $new) mid-run, said both times and followed: $first frames at every hop of both ports; the hypervisor's namespace replaced: its 3 ports followed, $SENT frames at every hop"

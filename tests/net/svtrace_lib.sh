@@ -12,18 +12,22 @@ lab_cleanup() {
 	for n in "$NS_P" "$NS_H" "$NS_V1" "$NS_V2"; do ip netns del "$n" 2>/dev/null; done
 }
 
-lab_up() {
-	ip netns add "$NS_P" && ip netns add "$NS_H" && ip netns add "$NS_V1" && ip netns add "$NS_V2" || return 1
+# lab_hv_links: the hypervisor namespace's links (its veth pairs to the publisher and the guests, the
+# bridge), all up; also to build it again after it was replaced
+lab_hv_links() {
 	ip -n "$NS_P" link add p0 type veth peer name up0 netns "$NS_H" || return 1
 	ip -n "$NS_H" link add vm1p type veth peer name vm1 netns "$NS_V1" || return 1
 	ip -n "$NS_H" link add vm2p type veth peer name vm2 netns "$NS_V2" || return 1
 	ip -n "$NS_H" link add br0 type bridge || return 1
 	for i in up0 vm1p vm2p; do ip -n "$NS_H" link set "$i" master br0 up || return 1; done
-	ip -n "$NS_H" link set br0 up
-	ip -n "$NS_P" link set p0 up
-	ip -n "$NS_V1" link set vm1 up
-	ip -n "$NS_V2" link set vm2 up
-	for n in "$NS_P" "$NS_H" "$NS_V1" "$NS_V2"; do ip -n "$n" link set lo up; done
+	ip -n "$NS_H" link set br0 up && ip -n "$NS_P" link set p0 up && ip -n "$NS_V1" link set vm1 up &&
+		ip -n "$NS_V2" link set vm2 up && ip -n "$NS_H" link set lo up
+}
+
+lab_up() {
+	ip netns add "$NS_P" && ip netns add "$NS_H" && ip netns add "$NS_V1" && ip netns add "$NS_V2" || return 1
+	lab_hv_links || return 1
+	for n in "$NS_P" "$NS_V1" "$NS_V2"; do ip -n "$n" link set lo up; done
 	# multicast flooding on a fresh bridge waits for nothing, but let the links settle
 	sleep 0.5
 }
