@@ -350,6 +350,12 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* Port @i's side, for messages: port 0 is the ingress. */
+static const char *port_kind(unsigned i)
+{
+	return i ? "egress" : "ingress";
+}
+
 static int resolve_ports(struct tracer *t)
 {
 	char names[MAX_EGRESS][16];
@@ -397,7 +403,7 @@ static int resolve_ports(struct tracer *t)
 		err = svtrace_ifindex(t->o.netns, t->port[i].name, &t->port[i].ifindex);
 		if (err) {
 			fprintf(stderr, "svtrace: %s interface '%s' not found in %s%s%s\n",
-				i ? "egress" : "ingress", t->port[i].name,
+				port_kind(i), t->port[i].name,
 				t->o.netns ? "network namespace '" : "this network namespace",
 				t->o.netns ? t->o.netns : "", t->o.netns ? "'" : "");
 			return -ENODEV;
@@ -1330,7 +1336,7 @@ static void ports_watch(struct tracer *t)
 
 	for (unsigned i = 0; i <= t->nports; i++) {
 		struct port_info *p = &t->port[i];
-		const char *kind = i ? "egress" : "ingress";
+		const char *kind = port_kind(i);
 
 		if (err || svtrace_ifindex(t->o.netns, p->name, &idx)) {
 			if (!p->gone)
@@ -1368,12 +1374,12 @@ static void print_summary(struct tracer *t)
 	for (unsigned i = 0; i <= t->nports; i++) {
 		if (t->port[i].recreated)
 			fprintf(stderr, "svtrace: %s interface '%s' was re-created %u time(s) during the run and followed "
-				"(%s)\n", i ? "egress" : "ingress", t->port[i].name, t->port[i].recreated,
+				"(%s)\n", port_kind(i), t->port[i].name, t->port[i].recreated,
 				i ? "frames toward it while it was away count as missing at it"
 				  : "frames that came in while it was away were not seen");
 		if (t->port[i].gone)
 			fprintf(stderr, "svtrace: %s interface '%s' was away at the end of the run: its counts stop "
-				"where it went\n", i ? "egress" : "ingress", t->port[i].name);
+				"where it went\n", port_kind(i), t->port[i].name);
 	}
 	if (counter_sum(t, SVTRACE_CNT_TRACK_COLL) || counter_sum(t, SVTRACE_CNT_TRACK_FULL))
 		fprintf(stderr, "svtrace: skb table: %" PRIu64 " slot collisions (overflow table), %" PRIu64
@@ -1499,6 +1505,7 @@ static void choose_programs(struct tracer *t)
 
 static int open_and_load(struct tracer *t)
 {
+	unsigned ncpu = (unsigned)libbpf_num_possible_cpus();	/* per-CPU hop logs and positions */
 	struct svtrace_bpf *sk;
 	int err;
 
@@ -1541,8 +1548,6 @@ static int open_and_load(struct tracer *t)
 		 * per frame), the histograms stay unused (one entry). */
 		sk->rodata->per_frame = t->o.record ? 1 : 0;
 		if (!t->o.record) {
-			unsigned ncpu = (unsigned)libbpf_num_possible_cpus();
-
 			bpf_map__set_max_entries(sk->maps.hist, SVTRACE_MAX_STREAMS * t->nports * SVTRACE_HOPS);
 			/* the hop log: one ring per possible CPU */
 			bpf_map__set_max_entries(sk->maps.hlog, ncpu * t->o.log_entries);
@@ -1550,12 +1555,12 @@ static int open_and_load(struct tracer *t)
 		}
 		/* one position per possible CPU, with or without a log: the programs' per-CPU hot words live
 		 * there (svtrace.bpf.c, struct sv_cpu_hot) */
-		bpf_map__set_max_entries(sk->maps.hlog_pos, (unsigned)libbpf_num_possible_cpus());
+		bpf_map__set_max_entries(sk->maps.hlog_pos, ncpu);
 		if (t->o.svid) {
 			sk->rodata->svid_filter_len = (uint32_t)strlen(t->o.svid);
 			memcpy((void *)sk->rodata->svid_filter, t->o.svid, strlen(t->o.svid));
 		}
-		sk->rodata->nr_cpus = (uint32_t)libbpf_num_possible_cpus();
+		sk->rodata->nr_cpus = ncpu;
 		sk->rodata->wait_from_rq = t->wait_from_rq;
 		bpf_map__set_max_entries(sk->maps.events, t->o.ringbuf_bytes);
 		/* A refusal caused by an optional program is retried without them: stay quiet the first time. */

@@ -221,6 +221,11 @@ const struct svr_holder *svr_holder_get(const struct svr *r, unsigned i);
 /* What to call a holder: its name; without one, pid 0 means the idle task had the CPU or no switch
  * was seen ("(idle or not seen)"), another pid "(unknown)". */
 const char *svr_holder_label(const char *comm, uint32_t pid);
+/* A late frame nobody's run delayed: no holder named (the feeder's CPU idle, or no switch seen). */
+static inline bool svr_late_unheld(const struct svr_late *l)
+{
+	return !l->holder_pid && !l->holder_comm[0];
+}
 unsigned svr_ndrops(const struct svr *r);
 const struct svr_drop *svr_drop_get(const struct svr *r, unsigned i);
 

@@ -808,7 +808,7 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 			sv_stats_format_ns(l->wait_ns, buf, sizeof(buf));
 			fprintf(f, "</td><td>%s</td><td>", buf);
 			esc(f, svr_holder_label(l->holder_comm, l->holder_pid));
-			if (!l->holder_pid && !l->holder_comm[0])	/* nobody held the CPU */
+			if (svr_late_unheld(l))
 				fputs("</td><td>-</td></tr>\n", f);
 			else
 				fprintf(f, " (%u)</td><td>%u/%u</td></tr>\n", l->holder_pid, l->holder_policy,

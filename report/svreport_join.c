@@ -1045,7 +1045,7 @@ static void on_thread(struct svr *r, struct fileio *f, const struct sv_rec_threa
 	memcpy(l.feeder_comm, t->feeder_comm, 16);
 	memcpy(l.holder_comm, t->holder_comm, 16);
 	l.feeder_comm[15] = l.holder_comm[15] = 0;
-	if (!l.holder_pid && !l.holder_comm[0])
+	if (svr_late_unheld(&l))
 		l.holder_policy = l.holder_prio = 0;	/* nobody held it: no policy (older svtrace left one) */
 
 	/* worst first, bounded */

@@ -200,7 +200,7 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			sv_stats_format_ns(l->wait_ns, buf, sizeof(buf));
 			fprintf(f, "  %s smpCnt %u %s: %s waited %s", st ? st->svid : "?", l->smp_cnt,
 				l->guest >= 0 ? gname(r, l->guest) : "-", l->feeder_comm, buf);
-			if (!l->holder_pid && !l->holder_comm[0])
+			if (svr_late_unheld(l))
 				fputs(" with no other thread on the CPU (idle, or not seen)\n", f);
 			else
 				fprintf(f, " while %s (pid %u, %s %u) held the CPU\n",
@@ -458,7 +458,7 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		sv_json_kv_str(&j, "feeder_thread", l->feeder_comm);
 		sv_json_kv_uint(&j, "feeder_tid", l->feeder_tid);
 		sv_json_kv_int(&j, "wait_ns", l->wait_ns);
-		if (!l->holder_pid && !l->holder_comm[0]) {	/* nobody held the CPU */
+		if (svr_late_unheld(l)) {
 			sv_json_kv_null(&j, "holder_thread");
 			sv_json_kv_null(&j, "holder_pid");
 			sv_json_kv_null(&j, "holder_policy");
