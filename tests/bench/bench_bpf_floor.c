@@ -24,6 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sv_clock.h"
+#include "sv_stats.h"
+
 #define CALLS 20		/* helper calls per program run */
 #define RUNS 5			/* links of the empty program in the C_EMPTYN case */
 #define MAX_ROUNDS 101
@@ -74,35 +77,20 @@ static int attach(int prog)
 	return (int)sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &a);
 }
 
-static int64_t cpu_ns(void)
+/* This thread's CPU ns for @n getppid() calls. */
+static int64_t loop(int n)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-/* CPU ns per getppid() over @n calls. */
-static double loop(int n)
-{
-	int64_t t0 = cpu_ns();
+	int64_t t0 = sv_clock_gettime_ns(CLOCK_THREAD_CPUTIME_ID);
 
 	for (int i = 0; i < n; i++)
 		syscall(SYS_getppid);
-	return (double)(cpu_ns() - t0) / n;
-}
-
-static int cmp_double(const void *p, const void *q)
-{
-	double a = *(const double *)p, b = *(const double *)q;
-
-	return a < b ? -1 : a > b;
+	return sv_clock_gettime_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
 
 int main(int argc, char **argv)
 {
 	static char log[4096];
-	static double v[C_NR][MAX_ROUNDS];
+	static int64_t v[C_NR][MAX_ROUNDS];
 	const int helper[C_NR] = { 0, 0, BPF_FUNC_ktime_get_ns, BPF_FUNC_get_current_pid_tgid };
 	int n = argc > 1 ? atoi(argv[1]) : 100000, rounds = argc > 2 ? atoi(argv[2]) : 31;
 	int prog[C_NR] = { -1, -1, -1, -1 };
@@ -140,8 +128,8 @@ int main(int argc, char **argv)
 		}
 	}
 	for (int c = 0; c < C_NR; c++) {
-		qsort(v[c], (size_t)rounds, sizeof(double), cmp_double);
-		med[c] = v[c][rounds / 2];
+		sv_stats_sort_i64(v[c], (size_t)rounds);
+		med[c] = (double)v[c][rounds / 2] / n;	/* ns per getppid() */
 		printf("  %-30s %8.1f ns per getppid() (median of %d rounds of %d)\n", case_name[c], med[c], rounds, n);
 	}
 	printf("figure: bpf_run_empty_ns %.1f ns\n", (med[C_EMPTYN] - med[C_EMPTY]) / (RUNS - 1));
