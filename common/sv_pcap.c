@@ -377,9 +377,10 @@ int sv_pcap_write(struct sv_pcap_writer *w, const uint8_t *data, uint32_t caplen
 		}
 		h.ts.tv_sec = (time_t)sec;
 		h.ts.tv_usec = (suseconds_t)nsec; /* nanosecond dumper: the field carries ns */
+		errno = 0;
 		pcap_dump((u_char *)w->dumper, &h, data);
 		if (ferror(pcap_dump_file(w->dumper)))
-			w->err = -EIO;
+			w->err = -(errno ?: EIO); /* the failed fwrite's reason (ENOSPC), not a blanket EIO */
 		return w->err;
 	}
 
@@ -401,8 +402,9 @@ int sv_pcap_flush(struct sv_pcap_writer *w)
 	if (w->err)
 		return w->err;
 	if (w->format == SV_PCAP_FORMAT_PCAP) {
+		errno = 0;
 		if (pcap_dump_flush(w->dumper) != 0)
-			w->err = -EIO;
+			w->err = -(errno ?: EIO);
 	} else if (fflush(w->f) != 0) {
 		w->err = -(errno ?: EIO);
 	}

@@ -41,7 +41,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -c, --config FILE        YAML configuration (keys: --help-config)\n"
 		"  -i, --interface IF       publish on IF (AF_PACKET unless the config says af_xdp)\n"
-		"  -w, --write FILE.pcap    write a capture instead (timestamps = scheduled times; not paced)\n"
+		"  -w, --write FILE.pcap    write a capture instead (timestamps = scheduled times; not paced;\n"
+		"                           needs --duration or streams[].count; not with -i or -x)\n"
 		"  -x, --af-xdp             use the AF_XDP back-end on the interface\n"
 		"  -d, --duration S         seconds to publish (0 = until SIGINT/SIGTERM)\n"
 		"  -u, --unpaced            send as fast as possible (throughput tests)\n"
@@ -128,7 +129,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct svpub_config cfg; /* ~0.5 MiB with 256 streams: not on the stack */
-	const char *config_path = NULL;
+	const char *config_path = NULL, *opt_interface = NULL, *opt_write = NULL;
 	bool json = false, print_config = false, afxdp = false;
 	enum sv_log_level level = SV_LOG_INFO;
 	struct sv_cfg_error cerr;
@@ -178,16 +179,21 @@ int main(int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "c:i:w:xd:ur:s:jqvhV", opts, NULL)) != -1) {
 		char assign[SVPUB_PATH_LEN + 32];
+		const char *what = NULL; /* the option, for its error message */
 
 		assign[0] = '\0';
 		switch (opt) {
 		case 'i':
 			snprintf(assign, sizeof(assign), "interface=%s", optarg);
+			what = "--interface (-i)";
+			opt_interface = optarg;
 			if (cfg.backend == SVPUB_BACKEND_PCAP)
 				cfg.backend = SVPUB_BACKEND_AF_PACKET;
 			break;
 		case 'w':
 			snprintf(assign, sizeof(assign), "output=%s", optarg);
+			what = "--write (-w)";
+			opt_write = optarg;
 			cfg.backend = SVPUB_BACKEND_PCAP;
 			break;
 		case 'x':
@@ -195,12 +201,14 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			snprintf(assign, sizeof(assign), "duration=%s", optarg);
+			what = "--duration (-d)";
 			break;
 		case 'u':
 			cfg.unpaced = true;
 			break;
 		case 'r':
 			snprintf(assign, sizeof(assign), "record=%s", optarg);
+			what = "--record (-r)";
 			break;
 		case 's':
 			snprintf(assign, sizeof(assign), "%s", optarg);
@@ -218,7 +226,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (assign[0] && sv_config_set(svpub_config_table, &cfg, assign, &cerr)) {
-			fprintf(stderr, "svpub: %s\n", cerr.text);
+			if (what)
+				fprintf(stderr, "svpub: %s: %s\n", what, cerr.msg);
+			else
+				fprintf(stderr, "svpub: %s\n", cerr.text);
 			return 2;
 		}
 	}
@@ -227,15 +238,26 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (afxdp && cfg.backend != SVPUB_BACKEND_PCAP)
+	/* A run writes a file or publishes on an interface: never both, whatever the order of the options. */
+	if (opt_write && (opt_interface || afxdp)) {
+		fprintf(stderr, "svpub: --write %s contradicts %s%s%s: a run writes a file or publishes on an interface\n",
+			opt_write, opt_interface ? "--interface " : "--af-xdp", opt_interface ? opt_interface : "",
+			opt_interface && afxdp ? " and --af-xdp" : "");
+		return 2;
+	}
+	if (afxdp)
 		cfg.backend = SVPUB_BACKEND_AF_XDP;
-	if (svpub_config_resolve(&cfg, &cerr)) {
+	if (svpub_config_resolve_file(&cfg, config_path, &cerr)) {
 		fprintf(stderr, "svpub: %s\n", cerr.text);
 		return 2;
 	}
 	if (print_config) {
 		sv_config_print(svpub_config_table, &cfg, stdout);
 		return 0;
+	}
+	if (svpub_config_check_output(&cfg, &cerr)) {
+		fprintf(stderr, "svpub: %s\n", cerr.text);
+		return 2;
 	}
 
 	memset(&sa, 0, sizeof(sa));
@@ -255,9 +277,7 @@ int main(int argc, char **argv)
 	svpub_print_summary(pub, stderr);
 	if (json && svpub_print_json(pub, stdout))
 		rc = 1;
-	if (svpub_destroy(pub)) {
-		sv_err("record %s: not every record was written", cfg.record);
-		rc = 1;
-	}
+	if (svpub_destroy(pub))
+		rc = 1; /* logged: the record file or the capture file could not be written in full */
 	return rc;
 }

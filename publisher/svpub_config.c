@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <yaml.h>
 
 const char *const svpub_backend_names[] = { "af_packet", "af_xdp", "pcap", NULL };
 static const char *const clock_names[] = { "tai", "realtime", NULL };
@@ -80,7 +82,8 @@ static const struct sv_cfg_key stream_table[] = {
 			  "9-2le-50hz, 9-2le-60hz, 9-2le-256-50hz, 9-2le-256-60hz, F4800S2I4U4, F14400S6I4U4"),
 	SV_CFG_KEY_UINT(S, sample_rate, "sample_rate", 0, 1000000, "0", "samples/s; 0 = the profile's"),
 	SV_CFG_KEY_UINT(S, asdus, "asdus", 0, SV_TEMPLATE_MAX_ASDU, "0", "ASDUs per frame; 0 = the profile's"),
-	SV_CFG_KEY_UINT(S, count, "count", 1, 0, "0", "frames to send, 0 = unlimited"),
+	SV_CFG_KEY_UINT(S, count, "count", 1, 0, "0",
+			"frames to send, counted from the first one sent (mid-second when paced); 0 = unlimited"),
 	SV_CFG_KEY_SECTION(S, signal, "signal", signal_table, "what the samples carry"),
 	SV_CFG_KEY_END,
 };
@@ -169,31 +172,26 @@ double svpub_stream_nominal_hz(const struct svpub_stream_cfg *s)
 	return p && p->nominal_hz ? p->nominal_hz : 50.0;
 }
 
-static int rerr(struct sv_cfg_error *err, unsigned i, const char *key, const char *msg)
+/* A rule broken by stream @i's key @key, whose value is @value (NULL: no single value to point at). */
+static int rerr(struct sv_cfg_error *err, const char **bad, unsigned i, const char *key, const char *value,
+		const char *msg)
 {
-	snprintf(err->text, sizeof(err->text), "streams[%u].%s: %s", i, key, msg);
+	snprintf(err->path, sizeof(err->path), "streams[%u].%s", i, key);
 	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+	snprintf(err->text, sizeof(err->text), "%s: %s", err->path, msg);
 	err->line = err->column = 0;
+	*bad = value;
 	return -EINVAL;
 }
 
-int svpub_config_resolve(struct svpub_config *c, struct sv_cfg_error *err)
+static int resolve(struct svpub_config *c, struct sv_cfg_error *err, const char **bad)
 {
 	static const uint8_t zero[6];
 
 	memset(err, 0, sizeof(*err));
+	*bad = NULL;
 	if (!c->nstreams) {
 		snprintf(err->text, sizeof(err->text), "streams: at least one stream is needed");
-		return -EINVAL;
-	}
-	if (c->backend == SVPUB_BACKEND_PCAP && !c->output[0]) {
-		snprintf(err->text, sizeof(err->text), "output: the pcap back-end needs a file (--write FILE)");
-		return -EINVAL;
-	}
-	if (c->backend != SVPUB_BACKEND_PCAP && !c->interface[0]) {
-		snprintf(err->text, sizeof(err->text),
-			 "interface: the %s back-end needs an interface (--interface IF), or use --write FILE.pcap",
-			 svpub_backend_names[c->backend]);
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < c->nstreams; i++) {
@@ -202,13 +200,16 @@ int svpub_config_resolve(struct svpub_config *c, struct sv_cfg_error *err)
 		uint32_t rate, asdus;
 
 		if (!p)
-			return rerr(err, i, "profile", "unknown profile (see --help-config)");
+			return rerr(err, bad, i, "profile", s->profile,
+				    "unknown profile: 9-2le-50hz, 9-2le-60hz, 9-2le-256-50hz, 9-2le-256-60hz, F4800S2I4U4 "
+				    "or F14400S6I4U4 (see --help-config)");
 		rate = svpub_stream_rate(s);
 		asdus = svpub_stream_asdus(s);
 		if (rate % asdus)
-			return rerr(err, i, "asdus", "the sample rate must be a multiple of the ASDUs per frame");
+			return rerr(err, bad, i, "asdus", NULL, "the sample rate must be a multiple of the ASDUs per frame");
 		if (rate > 65536 && s->smp_synch == SV_SMPSYNCH_GLOBAL)
-			return rerr(err, i, "sample_rate", "smpCnt is 16 bits: at most 65536 samples/s with smpSynch 2");
+			return rerr(err, bad, i, "sample_rate", NULL,
+				    "smpCnt is 16 bits: at most 65536 samples/s with smpSynch 2");
 		if (!s->svid[0])
 			snprintf(s->svid, sizeof(s->svid), "svpub%02u", i + 1);
 		if (!s->appid)
@@ -223,13 +224,133 @@ int svpub_config_resolve(struct svpub_config *c, struct sv_cfg_error *err)
 		if (!s->signal.frequency)
 			s->signal.frequency = svpub_stream_nominal_hz(s);
 		if (s->signal.source == SVPUB_SOURCE_REPLAY && !s->signal.replay[0])
-			return rerr(err, i, "signal.replay", "source replay needs a capture file");
+			return rerr(err, bad, i, "signal.replay", NULL, "source replay needs a capture file");
 		for (unsigned e = 0; e < s->signal.nevents; e++) {
 			const char *ph = s->signal.events[e].phases;
+			char key[48];
 
-			if (ph[strspn(ph, "abcn")])
-				return rerr(err, i, "signal.events.phases", "phases are letters of \"abcn\"");
+			if (ph[strspn(ph, "abcn")]) {
+				snprintf(key, sizeof(key), "signal.events[%u].phases", e);
+				return rerr(err, bad, i, key, ph, "phases are letters of \"abcn\"");
+			}
 		}
 	}
 	return 0;
+}
+
+int svpub_config_check_output(const struct svpub_config *c, struct sv_cfg_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	if (c->backend == SVPUB_BACKEND_PCAP && !c->output[0]) {
+		snprintf(err->text, sizeof(err->text), "output: the pcap back-end needs a file (--write FILE)");
+		return -EINVAL;
+	}
+	if (c->backend != SVPUB_BACKEND_PCAP && !c->interface[0]) {
+		snprintf(err->text, sizeof(err->text),
+			 "interface: the %s back-end needs an interface (--interface IF), or use --write FILE.pcap",
+			 svpub_backend_names[c->backend]);
+		return -EINVAL;
+	}
+	/* A file is written as fast as the disk takes it: without an end it fills the disk in minutes. */
+	if (c->backend == SVPUB_BACKEND_PCAP && c->duration <= 0) {
+		for (unsigned i = 0; i < c->nstreams; i++) {
+			if (!c->streams[i].count) {
+				snprintf(err->text, sizeof(err->text),
+					 "output %s: a file needs an end: give --duration S (or streams[%u].count; "
+					 "files are written unpaced, as fast as the disk takes them)",
+					 c->output, i);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- positions of resolve errors in the file ---- */
+
+/* The node at @path ("streams[1].signal.events[0].phases") under @node, or NULL. */
+static yaml_node_t *node_at(yaml_document_t *doc, yaml_node_t *node, const char *path)
+{
+	while (node && *path) {
+		size_t len = strcspn(path, ".[");
+		yaml_node_t *next = NULL;
+
+		if (node->type != YAML_MAPPING_NODE)
+			return NULL;
+		for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = yaml_document_get_node(doc, p->key);
+
+			if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == len &&
+			    !memcmp(k->data.scalar.value, path, len)) {
+				next = yaml_document_get_node(doc, p->value);
+				break;
+			}
+		}
+		node = next;
+		path += len;
+		while (node && *path == '[') {
+			char *end;
+			unsigned long idx = strtoul(path + 1, &end, 10);
+
+			if (*end != ']' || node->type != YAML_SEQUENCE_NODE ||
+			    idx >= (unsigned long)(node->data.sequence.items.top - node->data.sequence.items.start))
+				return NULL;
+			node = yaml_document_get_node(doc, node->data.sequence.items.start[idx]);
+			path = end + 1;
+		}
+		if (*path == '.')
+			path++;
+		else if (*path)
+			return NULL;
+	}
+	return node;
+}
+
+/* Adds the position of @value at err->path in @file to @err, when the file holds that value there. */
+static void error_position(const char *file, const char *value, struct sv_cfg_error *err)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *n;
+	FILE *f;
+
+	if (!file || !value || !err->path[0])
+		return;
+	f = fopen(file, "rb");
+	if (!f)
+		return;
+	if (!yaml_parser_initialize(&parser)) {
+		fclose(f);
+		return;
+	}
+	yaml_parser_set_input_file(&parser, f);
+	if (yaml_parser_load(&parser, &doc)) {
+		n = node_at(&doc, yaml_document_get_root_node(&doc), err->path);
+		/* Only when the file holds the offending value: an override (--set) may have replaced it. */
+		if (n && n->type == YAML_SCALAR_NODE && !strcmp((const char *)n->data.scalar.value, value)) {
+			snprintf(err->file, sizeof(err->file), "%s", file);
+			err->line = (unsigned)n->start_mark.line + 1;
+			err->column = (unsigned)n->start_mark.column + 1;
+			snprintf(err->text, sizeof(err->text), "%s:%u:%u: %s: %s", err->file, err->line, err->column,
+				 err->path, err->msg);
+		}
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&parser);
+	fclose(f);
+}
+
+int svpub_config_resolve_file(struct svpub_config *c, const char *file, struct sv_cfg_error *err)
+{
+	const char *bad;
+	int ret = resolve(c, err, &bad);
+
+	if (ret)
+		error_position(file, bad, err);
+	return ret;
+}
+
+int svpub_config_resolve(struct svpub_config *c, struct sv_cfg_error *err)
+{
+	return svpub_config_resolve_file(c, NULL, err);
 }

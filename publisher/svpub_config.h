@@ -27,8 +27,8 @@ enum svpub_source { SVPUB_SOURCE_SINE, SVPUB_SOURCE_REPLAY };
 enum svpub_tristate { SVPUB_AUTO, SVPUB_ON, SVPUB_OFF };
 enum svpub_xdp_mode { SVPUB_XDP_AUTO, SVPUB_XDP_SKB, SVPUB_XDP_NATIVE };
 
-/* Scripted events (the signal's "test set" features). Times are seconds from the start of publishing
- * (the top of the second the schedule starts at). */
+/* Scripted events (the signal's "test set" features). Times are seconds from the start of publishing:
+ * the instant of the first sample sent (paced runs start mid-second; files at the top of a second). */
 enum svpub_event_type {
 	SVPUB_EV_FAULT,	    /* currents x current_factor, voltages x voltage_factor on @phases */
 	SVPUB_EV_FREQUENCY, /* frequency becomes @frequency from @at on (phase-continuous) */
@@ -139,9 +139,17 @@ extern const char *const svpub_event_names[];
 int svpub_config_init(struct svpub_config *c);
 
 /* Fills derived values of every stream (svID, APPID, MAC, frequency) and checks what one key cannot:
- * profile names, rate % asdus, output for pcap, interface for live back-ends, replay file for replay,
- * event phases. Returns 0 or -EINVAL with @err->text set. */
+ * profile names, rate % asdus, replay file for replay, event phases. Not the output (--print-config
+ * needs none): svpub_config_check_output(). Returns 0 or -EINVAL with @err->text set (err->path: the key). */
 int svpub_config_resolve(struct svpub_config *c, struct sv_cfg_error *err);
+
+/* The same; when the offending value comes from the YAML file @file (NULL: none), @err names its
+ * file:line:column as the loader's errors do. */
+int svpub_config_resolve_file(struct svpub_config *c, const char *file, struct sv_cfg_error *err);
+
+/* Where the frames go: a file for pcap, an interface for live back-ends, and an end (duration or every
+ * stream's count) for a file, which is written unpaced. 0 or -EINVAL with @err->text set. */
+int svpub_config_check_output(const struct svpub_config *c, struct sv_cfg_error *err);
 
 /* The profile, sample rate and ASDUs per frame of a resolved stream. */
 const struct sv_profile *svpub_stream_profile(const struct svpub_stream_cfg *s);

@@ -46,7 +46,7 @@ struct stream_rt {
 	uint64_t k_end;
 	int64_t deadline_ns;
 	bool done;
-	uint64_t sent, late, skipped, stopped, dropped;
+	uint64_t sent, late, skipped, stopped, outage, tx_errors;
 	int64_t last_tx_ns;
 	/* per-second summary (records) */
 	struct sv_stats *sec_hist;
@@ -89,6 +89,9 @@ struct svpub {
 	struct svpub_totals tot;
 	int64_t next_status_ns;
 	uint64_t status_frames;
+	/* interface state as the sends see it: one message per transition */
+	bool link_down;
+	uint64_t outage_at_down;
 };
 
 static int64_t now_ns(const struct svpub *p)
@@ -425,18 +428,33 @@ static void send_collected(struct svpub *p, unsigned nslots, struct pend **pe)
 	for (unsigned i = 0; i < nslots; i++) {
 		struct stream_rt *st = &p->s[p->txf_stream[i]];
 		struct pend *e = pe[i];
+		int err = p->txf[i].err;
 
 		e->t_handoff_ns = t_handoff;
-		if (p->txf[i].err) {
+		if (err) {
 			e->flags |= SV_REC_F_DROPPED;
 			e->reason = SV_REASON_TX_ERROR;
 			e->done = 1;
-			st->dropped++;
-			if (p->txf[i].err == -ENETDOWN || p->txf[i].err == -ENXIO || p->txf[i].err == -ENODEV)
+			if (err == -ENETDOWN || err == -ENXIO || err == -ENODEV) {
+				st->outage++;
 				p->tot.outage++;
-			else
+				if (!p->link_down) {
+					/* once per transition: the per-frame path counts, it does not log */
+					sv_warn("interface %s is down or gone (%s): frames are counted as outage until it is back",
+						p->cfg->interface, strerror(-err));
+					p->link_down = true;
+					p->outage_at_down = p->tot.outage - 1;
+				}
+			} else {
+				st->tx_errors++;
 				p->tot.tx_errors++;
+			}
 		} else {
+			if (p->link_down) {
+				sv_info("interface %s is back: %" PRIu64 " frames counted as outage while it was down",
+					p->cfg->interface, p->tot.outage - p->outage_at_down);
+				p->link_down = false;
+			}
 			st->sent++;
 			p->tot.frames++;
 			if (p->tx->ts_source == SV_TS_SCHEDULED) {
@@ -523,6 +541,10 @@ int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
 		}
 		if (nslots)
 			send_collected(p, nslots, pe);
+		if (p->tx->fatal) {
+			ret = p->tx->fatal; /* logged by the back-end: nothing more can be sent */
+			break;
+		}
 		now = now_ns(p);
 		svpub_tx_poll(p->tx, ts_cb, p);
 		pend_drain(p, now, false);
@@ -600,7 +622,6 @@ int svpub_create(struct svpub **pp, const struct svpub_config *c)
 		st->rate = svpub_stream_rate(st->cfg);
 		st->asdus = svpub_stream_asdus(st->cfg);
 		st->period_ns = sv_sample_offset_ns(st->asdus, st->rate);
-		st->k_end = st->cfg->count ? st->cfg->count : UINT64_MAX;
 		err = svpub_tx_add_queue(p->tx, st->cfg->so_priority);
 		if (err < 0)
 			goto out_free;
@@ -645,6 +666,9 @@ int svpub_create(struct svpub **pp, const struct svpub_config *c)
 			struct stream_rt *st = &p->s[i];
 
 			st->k = p->paced ? sv_frame_index_at(p->start_sec, now + START_LEAD_NS, st->rate, st->asdus) : 0;
+			/* count: frames from the first one sent (k is mid-second in a paced run) */
+			st->k_end = st->cfg->count && st->cfg->count <= UINT64_MAX - st->k ? st->k + st->cfg->count
+											    : UINT64_MAX;
 			st->deadline_ns = sv_frame_deadline_ns(p->start_sec, st->k, st->rate, st->asdus);
 			int64_t first = svpub_sample_ns(p->start_sec, st->k * st->asdus, st->rate);
 
@@ -652,11 +676,16 @@ int svpub_create(struct svpub **pp, const struct svpub_config *c)
 				p->t_first_ns = first;
 		}
 		p->t_end_ns = c->duration > 0 ? p->t_first_ns + (int64_t)(c->duration * 1e9 + 0.5) : INT64_MAX;
-		for (unsigned i = 0; i < p->n; i++)
-			if (svpub_sample_ns(p->start_sec, p->s[i].k * p->s[i].asdus, p->s[i].rate) >= p->t_end_ns ||
-			    !p->s[i].k_end)
+		for (unsigned i = 0; i < p->n; i++) {
+			if (svpub_sample_ns(p->start_sec, p->s[i].k * p->s[i].asdus, p->s[i].rate) >= p->t_end_ns)
 				p->s[i].done = true;
+			/* events count from the start of publishing: the first sample of the run */
+			err = svpub_signal_set_start(&p->s[i].sig, p->t_first_ns - p->start_sec * SV_NSEC_PER_SEC);
+			if (err)
+				goto out_free;
+		}
 		p->t_last_ns = p->t_first_ns;
+		p->link_down = p->tx->link_down;
 	}
 
 	if (c->record[0]) {
@@ -713,13 +742,18 @@ out_free:
 
 int svpub_destroy(struct svpub *p)
 {
-	int err = 0;
+	int err = 0, ret;
 
 	if (!p)
 		return 0;
-	if (p->rec)
+	if (p->rec) {
 		err = sv_record_writer_close(p->rec);
-	svpub_tx_close(p->tx);
+		if (err)
+			sv_err("record %s: not every record was written: %s", p->cfg->record, strerror(-err));
+	}
+	ret = svpub_tx_close(p->tx); /* a file back-end: logged there, naming the file */
+	if (ret && !err)
+		err = ret;
 	if (p->s)
 		for (unsigned i = 0; i < p->n; i++) {
 			svpub_signal_free(&p->s[i].sig);
@@ -784,8 +818,9 @@ void svpub_print_summary(const struct svpub *p, FILE *f)
 		const struct stream_rt *st = &p->s[i];
 
 		fprintf(f, "svpub:   %s appid 0x%04x: sent %" PRIu64 " late %" PRIu64 " skipped %" PRIu64
-			   " stopped %" PRIu64 " dropped %" PRIu64 "\n",
-			st->cfg->svid, st->cfg->appid, st->sent, st->late, st->skipped, st->stopped, st->dropped);
+			   " stopped %" PRIu64 " outage %" PRIu64 " tx errors %" PRIu64 "\n",
+			st->cfg->svid, st->cfg->appid, st->sent, st->late, st->skipped, st->stopped, st->outage,
+			st->tx_errors);
 	}
 }
 
@@ -833,7 +868,7 @@ int svpub_print_json(const struct svpub *p, FILE *f)
 		const struct stream_rt *st = &p->s[i];
 
 		sv_json_object_begin(&j);
-		sv_json_kv_str(&j, "svid", st->cfg->svid);
+		sv_json_kv_str(&j, "svID", st->cfg->svid); /* DESIGN's word, as svsub writes it */
 		sv_json_kv_uint(&j, "appid", st->cfg->appid);
 		sv_json_kv_uint(&j, "sample_rate", st->rate);
 		sv_json_kv_uint(&j, "asdus", st->asdus);
@@ -841,7 +876,9 @@ int svpub_print_json(const struct svpub *p, FILE *f)
 		sv_json_kv_uint(&j, "late", st->late);
 		sv_json_kv_uint(&j, "skipped", st->skipped);
 		sv_json_kv_uint(&j, "stopped", st->stopped);
-		sv_json_kv_uint(&j, "dropped", st->dropped);
+		/* not "dropped": DESIGN keeps that word for frames the kernel freed with a drop reason */
+		sv_json_kv_uint(&j, "outage", st->outage);
+		sv_json_kv_uint(&j, "tx_errors", st->tx_errors);
 		sv_json_object_end(&j);
 	}
 	sv_json_array_end(&j);

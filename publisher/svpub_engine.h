@@ -46,8 +46,9 @@ struct svpub_totals {
  * failure. Returns 0 or -errno. */
 int svpub_create(struct svpub **p, const struct svpub_config *c);
 
-/* Publishes until the duration/count ends or *@stop becomes non-zero. Returns 0 or -errno (a fatal
- * error: clock_nanosleep failure). */
+/* Publishes until the duration/count ends or *@stop becomes non-zero. A stream's count runs from its first
+ * frame sent (mid-second when paced). Returns 0 or -errno (a fatal error: clock_nanosleep failure, or a
+ * file back-end that cannot write: logged). */
 int svpub_run(struct svpub *p, volatile sig_atomic_t *stop);
 
 void svpub_get_totals(const struct svpub *p, struct svpub_totals *t);

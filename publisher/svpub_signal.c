@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sv_clock.h"
 #include "sv_codec.h"
 #include "sv_log.h"
 #include "sv_pcap.h"
@@ -33,22 +34,43 @@ double svpub_signal_gauss(uint64_t key, uint64_t n, unsigned channel)
 	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 
-static int replay_load(struct svpub_signal *sig, const struct svpub_signal_cfg *c)
+/* The capture's sample rate: where smpCnt wraps (synchronised streams), else from the capture's timestamps
+ * (frames evenly spread over the capture). 0 when neither tells. */
+static uint32_t replay_rate(uint32_t max_cnt, bool wrapped, uint64_t samples, int64_t t_first_ns, int64_t t_last_ns,
+			    uint64_t first_frame_samples)
 {
+	if (wrapped)
+		return max_cnt + 1;
+	if (t_last_ns > t_first_ns && samples > first_frame_samples)
+		return (uint32_t)llround((double)(samples - first_frame_samples) * 1e9 / (double)(t_last_ns - t_first_ns));
+	return 0;
+}
+
+static int replay_load(struct svpub_signal *sig, const struct svpub_stream_cfg *s)
+{
+	const struct svpub_signal_cfg *c = &s->signal;
 	struct sv_pcap_reader *r;
 	struct sv_pcap_pkt pkt;
 	static struct sv_view v; /* 20 KiB: not on the stack; init is single-threaded */
 	char svid[SV_MAX_ID_LEN + 1] = "";
 	size_t cap = 0;
 	int ret;
+	/* the capture's rate */
+	uint32_t max_cnt = 0, prev_cnt = 0, cap_rate;
+	bool wrapped = false, any = false;
+	int64_t t_first = 0, t_last = 0;
+	uint64_t first_frame_samples = 0;
 
 	ret = sv_pcap_open_read(&r, c->replay);
 	if (ret)
 		return ret;
 	snprintf(svid, sizeof(svid), "%s", c->replay_svid);
 	while ((ret = sv_pcap_next(r, &pkt)) == 1) {
+		uint64_t before;
+
 		if (sv_codec_decode(pkt.data, pkt.caplen, &v, NULL))
 			continue;
+		before = sig->replay_n;
 		for (unsigned a = 0; a < v.noASDU; a++) {
 			const struct sv_asdu *as = &v.asdu[a];
 
@@ -58,6 +80,12 @@ static int replay_load(struct svpub_signal *sig, const struct svpub_signal_cfg *
 				continue;
 			if (sv_asdu_nchannels(as) != SVPUB_CHANNELS)
 				continue;
+			if (any && as->smpCnt < prev_cnt)
+				wrapped = true;
+			prev_cnt = as->smpCnt;
+			if (as->smpCnt > max_cnt)
+				max_cnt = as->smpCnt;
+			any = true;
 			if (sig->replay_n == cap) {
 				size_t ncap = cap ? cap * 2 : 4096;
 				void *nv, *nq;
@@ -82,6 +110,13 @@ static int replay_load(struct svpub_signal *sig, const struct svpub_signal_cfg *
 			}
 			sig->replay_n++;
 		}
+		if (sig->replay_n > before) {
+			if (!t_first) {
+				t_first = pkt.ts_ns;
+				first_frame_samples = sig->replay_n;
+			}
+			t_last = pkt.ts_ns;
+		}
 	}
 	if (ret < 0)
 		goto out;
@@ -90,36 +125,38 @@ done:
 	if (!sig->replay_n) {
 		sv_err("%s: no SV samples with 8 channels%s%s", c->replay, svid[0] ? " for svID " : "", svid);
 		ret = -EINVAL;
-	} else {
-		sv_info("replay: %llu samples of svID %s from %s", (unsigned long long)sig->replay_n, svid, c->replay);
+		goto out;
 	}
+	sv_info("replay: %llu samples of svID %s from %s", (unsigned long long)sig->replay_n, svid, c->replay);
+	cap_rate = replay_rate(max_cnt, wrapped, sig->replay_n, t_first, t_last, first_frame_samples);
+	/* Samples are replayed one for one: another rate changes the signal's speed and frequency. */
+	if (cap_rate && (cap_rate > sig->rate + sig->rate / 100 || cap_rate + sig->rate / 100 < sig->rate))
+		sv_warn("replay: %s: svID %s was sampled at %u samples/s, stream %s publishes %u samples/s: the "
+			"capture plays %.3f times as fast (a %.0f Hz signal becomes %.1f Hz); samples are not resampled",
+			c->replay, svid, cap_rate, s->svid, sig->rate, (double)sig->rate / cap_rate,
+			svpub_stream_nominal_hz(s), svpub_stream_nominal_hz(s) * sig->rate / cap_rate);
 out:
 	sv_pcap_close_read(r);
 	return ret;
 }
 
-int svpub_signal_init(struct svpub_signal *sig, const struct svpub_stream_cfg *s, unsigned index)
+/* Event times from the start of publishing @start_ns: the covered interval of every event, and the frequency
+ * segments: (0, f0), then each frequency event in time order (insertion sort: at most SVPUB_MAX_EVENTS).
+ * An event at t = 0 of a schedule starting at the top of the second replaces the base frequency. */
+static void schedule_events(struct svpub_signal *sig, int64_t start_ns)
 {
-	const struct svpub_signal_cfg *c = &s->signal;
-	double f = c->frequency;
+	const struct svpub_signal_cfg *c = sig->cfg;
+	double start_s = (double)start_ns / 1e9;
 
-	memset(sig, 0, sizeof(*sig));
-	sig->cfg = c;
-	sig->rate = svpub_stream_rate(s);
-	sig->key = splitmix64(c->seed ^ ((uint64_t)index << 32));
-	for (int p = 0; p < 3; p++) {
-		sig->amp_i[p] = M_SQRT2 * c->current[p] / SV_CURRENT_LSB_A;
-		sig->amp_v[p] = M_SQRT2 * c->voltage[p] / SV_VOLTAGE_LSB_V;
-		sig->phi_i[p] = c->current_angle[p] * M_PI / 180.0;
-		sig->phi_v[p] = c->voltage_angle[p] * M_PI / 180.0;
+	sig->start_ns = start_ns;
+	for (unsigned e = 0; e < c->nevents; e++) {
+		const struct svpub_event_cfg *ev = &c->events[e];
+
+		sig->ev_from_ns[e] = start_ns + llround(ev->at * 1e9);
+		sig->ev_to_ns[e] = ev->duration > 0 ? start_ns + llround((ev->at + ev->duration) * 1e9) : INT64_MAX;
 	}
-	sig->noise_i = c->current_noise / SV_CURRENT_LSB_A;
-	sig->noise_v = c->voltage_noise / SV_VOLTAGE_LSB_V;
-
-	/* Frequency segments: (0, f0), then each frequency event in time order (insertion sort: at most
-	 * SVPUB_MAX_EVENTS). An event at t = 0 replaces the base frequency. */
 	sig->freq_at[0] = 0;
-	sig->freq_hz[0] = f;
+	sig->freq_hz[0] = c->frequency;
 	sig->phase_at[0] = 0;
 	sig->nfreq = 1;
 	{
@@ -138,19 +175,53 @@ int svpub_signal_init(struct svpub_signal *sig, const struct svpub_stream_cfg *s
 		}
 		for (unsigned j = 0; j < nfe; j++) {
 			unsigned i = sig->nfreq - 1;
+			double at = start_s + fe[j]->at;
 
-			if (fe[j]->at == sig->freq_at[i]) {
+			if (at == sig->freq_at[i]) {
 				sig->freq_hz[i] = fe[j]->frequency;
 				continue;
 			}
-			sig->phase_at[i + 1] = sig->phase_at[i] + sig->freq_hz[i] * (fe[j]->at - sig->freq_at[i]);
-			sig->freq_at[i + 1] = fe[j]->at;
+			sig->phase_at[i + 1] = sig->phase_at[i] + sig->freq_hz[i] * (at - sig->freq_at[i]);
+			sig->freq_at[i + 1] = at;
 			sig->freq_hz[i + 1] = fe[j]->frequency;
 			sig->nfreq++;
 		}
 	}
+}
+
+int svpub_signal_init(struct svpub_signal *sig, const struct svpub_stream_cfg *s, unsigned index)
+{
+	const struct svpub_signal_cfg *c = &s->signal;
+
+	memset(sig, 0, sizeof(*sig));
+	sig->cfg = c;
+	sig->rate = svpub_stream_rate(s);
+	sig->key = splitmix64(c->seed ^ ((uint64_t)index << 32));
+	for (int p = 0; p < 3; p++) {
+		sig->amp_i[p] = M_SQRT2 * c->current[p] / SV_CURRENT_LSB_A;
+		sig->amp_v[p] = M_SQRT2 * c->voltage[p] / SV_VOLTAGE_LSB_V;
+		sig->phi_i[p] = c->current_angle[p] * M_PI / 180.0;
+		sig->phi_v[p] = c->voltage_angle[p] * M_PI / 180.0;
+	}
+	sig->noise_i = c->current_noise / SV_CURRENT_LSB_A;
+	sig->noise_v = c->voltage_noise / SV_VOLTAGE_LSB_V;
+
+	schedule_events(sig, 0);
 	if (c->source == SVPUB_SOURCE_REPLAY)
-		return replay_load(sig, c);
+		return replay_load(sig, s);
+	return period_init(sig);
+}
+
+int svpub_signal_set_start(struct svpub_signal *sig, int64_t start_ns)
+{
+	if (start_ns == sig->start_ns)
+		return 0;
+	schedule_events(sig, start_ns);
+	if (sig->cfg->source == SVPUB_SOURCE_REPLAY)
+		return 0;
+	free(sig->period_values);
+	sig->period_values = NULL;
+	sig->period_n = 0;
 	return period_init(sig);
 }
 
@@ -173,9 +244,10 @@ double svpub_signal_cycles(const struct svpub_signal *sig, double t_s)
 	return sig->phase_at[i] + sig->freq_hz[i] * (t_s - sig->freq_at[i]);
 }
 
-static bool event_active(const struct svpub_event_cfg *ev, double t)
+/* The instant of sample @n in ns after the top of the start second, as the schedule computes it. */
+static int64_t sample_ns(const struct svpub_signal *sig, uint64_t n)
 {
-	return t >= ev->at && (ev->duration == 0 || t < ev->at + ev->duration);
+	return sv_sample_time_ns((int64_t)(n / sig->rate), (uint32_t)(n % sig->rate), sig->rate);
 }
 
 static int32_t clamp_lsb(double x)
@@ -193,7 +265,7 @@ static void sine_values(const struct svpub_signal *sig, uint64_t n, const double
 bool svpub_signal_sample(const struct svpub_signal *sig, uint64_t n, int32_t *values, uint32_t *quality)
 {
 	const struct svpub_signal_cfg *c = sig->cfg;
-	double t = (double)n / sig->rate;
+	int64_t t_ns = sample_ns(sig, n);
 	double fi[3] = { 1, 1, 1 }, fv[3] = { 1, 1, 1 };
 	bool stopped = false, faulted = false;
 
@@ -202,7 +274,7 @@ bool svpub_signal_sample(const struct svpub_signal *sig, uint64_t n, int32_t *va
 	for (unsigned e = 0; e < c->nevents; e++) {
 		const struct svpub_event_cfg *ev = &c->events[e];
 
-		if (ev->type == SVPUB_EV_FREQUENCY || !event_active(ev, t))
+		if (ev->type == SVPUB_EV_FREQUENCY || t_ns < sig->ev_from_ns[e] || t_ns >= sig->ev_to_ns[e])
 			continue;
 		switch (ev->type) {
 		case SVPUB_EV_STOP:

@@ -2,7 +2,8 @@
 /*
  * Signal sources: what a stream's samples carry.
  *
- * Sine: for phase p in {a, b, c} and the sample at t = n / rate seconds from the start second,
+ * Sine: for phase p in {a, b, c} and the sample at t = n / rate seconds from the start second (the top of
+ * the second the schedule counts from: smpCnt 0),
  *     x_p(t) = sqrt(2) * rms_p * F_p(t) * [ sin(theta(t) + phi_p)
  *                                          + sum_h m_h * sin(h * (theta(t) + phi_p) + psi_h) ] + noise
  *     theta(t) = 2 pi * integral_0^t f(u) du   (f piecewise constant: frequency events, phase-continuous)
@@ -12,7 +13,13 @@
  * generator keyed by (seed, stream index, n, channel): the same sample always gets the same noise,
  * whatever was skipped or sent late.
  *
- * Replay: the samples of one stream of a capture, looped; events STOP and QUALITY still apply.
+ * Events are timed from the start of publishing (svpub_signal_set_start(): the first sample sent, which
+ * is mid-second in a paced run): an event at @at with @duration covers the samples whose instant is in
+ * [start + at, start + at + duration), compared in integer nanoseconds so that exactly duration * rate
+ * samples are covered. Frequency events change f(t) at start + at.
+ *
+ * Replay: the samples of one stream of a capture, looped; events STOP and QUALITY still apply. A capture
+ * sampled at another rate than the stream's plays at the wrong speed: svpub_signal_init() warns.
  * Channel layout: Ia Ib Ic In Va Vb Vc Vn (UCA 9-2LE PhsMeas1, IEC 61869-9 I4U4).
  */
 #ifndef SVPUB_SIGNAL_H
@@ -32,6 +39,9 @@ struct svpub_signal {
 	double amp_i[3], amp_v[3]; /* peak amplitudes in LSB */
 	double phi_i[3], phi_v[3]; /* radians */
 	double noise_i, noise_v;   /* LSB */
+	int64_t start_ns;      /* start of publishing, ns after the top of the start second */
+	int64_t ev_from_ns[SVPUB_MAX_EVENTS]; /* event e covers [from, to) ns after the top of the start second */
+	int64_t ev_to_ns[SVPUB_MAX_EVENTS];
 	unsigned nfreq;	       /* frequency events, sorted by time */
 	double freq_at[SVPUB_MAX_EVENTS];
 	double freq_hz[SVPUB_MAX_EVENTS];
@@ -51,11 +61,16 @@ struct svpub_signal {
 int svpub_signal_init(struct svpub_signal *sig, const struct svpub_stream_cfg *s, unsigned index);
 void svpub_signal_free(struct svpub_signal *sig);
 
+/* Times the events from @start_ns after the top of the start second (the instant of the first sample
+ * published; 0 after init). Setup only: rebuilds the frequency segments and the period table (may
+ * allocate). Returns 0 or -ENOMEM. */
+int svpub_signal_set_start(struct svpub_signal *sig, int64_t start_ns);
+
 /* Sample @n (n = 0 at the start second): SVPUB_CHANNELS values and qualities. Returns true when a STOP
  * event covers the sample (the frame is not sent). No allocation; safe on the per-frame path. */
 bool svpub_signal_sample(const struct svpub_signal *sig, uint64_t n, int32_t *values, uint32_t *quality);
 
-/* theta(t) / 2 pi: cycles of the fundamental since t = 0 (for tests and replay alignment). */
+/* theta(t) / 2 pi: cycles of the fundamental since t = 0, the top of the start second (for tests). */
 double svpub_signal_cycles(const struct svpub_signal *sig, double t_s);
 
 /* The deterministic standard normal variate of (key, n, channel). */

@@ -28,8 +28,7 @@ int svpub_tx_open(struct svpub_tx **tx, const struct svpub_config *c, enum sv_cl
 	return -EINVAL;
 }
 
-void svpub_tx_close(struct svpub_tx *tx)
+int svpub_tx_close(struct svpub_tx *tx)
 {
-	if (tx)
-		tx->ops->close(tx);
+	return tx ? tx->ops->close(tx) : 0;
 }

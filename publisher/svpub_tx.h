@@ -39,7 +39,7 @@ struct svpub_tx_ops {
 	int (*add_queue)(struct svpub_tx *tx, uint32_t so_priority); /* returns queue index or -errno */
 	int (*send)(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f, unsigned n);
 	int (*poll)(struct svpub_tx *tx, svpub_tx_ts_fn fn, void *ctx);
-	void (*close)(struct svpub_tx *tx);
+	int (*close)(struct svpub_tx *tx); /* 0, or -errno when what was sent is not all in place (files) */
 };
 
 struct svpub_tx {
@@ -51,6 +51,8 @@ struct svpub_tx {
 	bool launch_time;	      /* SO_TXTIME active */
 	uint8_t if_mac[6];	      /* the interface's address (02:00:00:00:00:01 for files) */
 	int ifindex;
+	bool link_down;		      /* the interface was down at open (warned there) */
+	int fatal;		      /* -errno: nothing more can be sent (a file that cannot be written); logged */
 	uint64_t outage;	      /* frames refused with ENETDOWN/ENXIO/ENODEV */
 	uint64_t tx_errors;	      /* other send failures */
 	uint64_t ts_received;
@@ -67,7 +69,8 @@ static inline int svpub_tx_add_queue(struct svpub_tx *tx, uint32_t so_priority)
 }
 
 /* Sends @n frames on @queue in one call where the back-end can. Returns the number sent (each frame's
- * err says which failed). No allocation, no logging. */
+ * err says which failed: -ENETDOWN/-ENXIO/-ENODEV the interface is down or gone, i.e. an outage). No
+ * allocation; no logging but the one message that sets tx->fatal. */
 static inline int svpub_tx_send(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f, unsigned n)
 {
 	return tx->ops->send(tx, queue, f, n);
@@ -79,7 +82,9 @@ static inline int svpub_tx_poll(struct svpub_tx *tx, svpub_tx_ts_fn fn, void *ct
 	return tx->ops->poll ? tx->ops->poll(tx, fn, ctx) : 0;
 }
 
-void svpub_tx_close(struct svpub_tx *tx);
+/* Closes and frees. Returns 0, or -errno when frames reported sent are not all in place (a file whose
+ * last writes failed; logged, naming the file). */
+int svpub_tx_close(struct svpub_tx *tx);
 
 /* Back-end constructors (svpub_tx_open picks one). */
 int svpub_tx_packet_open(struct svpub_tx **tx, const struct svpub_config *c, enum sv_clock_id clock);

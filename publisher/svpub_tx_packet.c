@@ -320,7 +320,7 @@ static int packet_poll(struct svpub_tx *tx, svpub_tx_ts_fn fn, void *ctx)
 	return total;
 }
 
-static void packet_close(struct svpub_tx *tx)
+static int packet_close(struct svpub_tx *tx)
 {
 	struct tx_packet *p = (struct tx_packet *)tx;
 
@@ -329,6 +329,7 @@ static void packet_close(struct svpub_tx *tx)
 		free(p->q[i].cookie);
 	}
 	free(p);
+	return 0;
 }
 
 static const struct svpub_tx_ops packet_ops = {
@@ -370,8 +371,10 @@ int svpub_tx_packet_open(struct svpub_tx **txp, const struct svpub_config *c, en
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->interface);
 	if (ioctl(fd, SIOCGIFHWADDR, &ifr) == 0)
 		memcpy(tx->if_mac, ifr.ifr_hwaddr.sa_data, 6);
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP))
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
 		sv_warn("interface %s is down: frames are counted as outage until it is up", c->interface);
+		tx->link_down = true;
+	}
 
 	p->timestamps = c->af_packet.timestamps;
 	if (p->timestamps) {

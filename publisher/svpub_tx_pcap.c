@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* pcap back-end: frames go to a capture file stamped with their scheduled time (the "transmit
- * timestamp" of a file is the plan, SV_TS_SCHEDULED). */
+ * timestamp" of a file is the plan, SV_TS_SCHEDULED). A write that fails (a full disk) ends the run:
+ * tx->fatal is set, the rest would not be written either; sv_pcap logs the error with the file's name
+ * when the file is closed, once. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,23 +31,29 @@ static int pcap_send(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f, u
 
 	(void)queue;
 	for (unsigned i = 0; i < n; i++) {
-		f[i].err = sv_pcap_write(p->w, f[i].data, f[i].len, f[i].len, f[i].t_sched_ns);
-		if (f[i].err)
+		if (tx->fatal) {
+			f[i].err = tx->fatal;
 			tx->tx_errors++;
-		else
+			continue;
+		}
+		f[i].err = sv_pcap_write(p->w, f[i].data, f[i].len, f[i].len, f[i].t_sched_ns);
+		if (f[i].err) {
+			tx->tx_errors++;
+			tx->fatal = f[i].err;
+		} else {
 			sent++;
+		}
 	}
 	return sent;
 }
 
-static void pcap_close(struct svpub_tx *tx)
+static int pcap_close(struct svpub_tx *tx)
 {
 	struct tx_pcap *p = (struct tx_pcap *)tx;
-	int err = sv_pcap_close_write(p->w);
+	int err = sv_pcap_close_write(p->w); /* logs "FILE: write failed: ..." */
 
-	if (err)
-		sv_err("%s: %s", p->path, strerror(-err));
 	free(p);
+	return err;
 }
 
 static const struct svpub_tx_ops pcap_ops = {
@@ -63,9 +71,9 @@ int svpub_tx_pcap_open(struct svpub_tx **tx, const struct svpub_config *c, enum 
 
 	if (!p)
 		return -ENOMEM;
+	/* sv_pcap names the file and the system's reason (its -errno may be a bare -EIO): no second message */
 	err = sv_pcap_open_write(&p->w, c->output, sv_pcap_format_for_path(c->output), 0, "svpub");
 	if (err) {
-		sv_err("%s: cannot create: %s", c->output, strerror(-err));
 		free(p);
 		return err;
 	}

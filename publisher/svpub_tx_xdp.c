@@ -13,6 +13,15 @@
  * stamping socket is set up here without libxdp (UMEM, rings, mmap, bind: the documented AF_XDP UAPI),
  * using only libxdp's inline ring accessors. Any failure there falls back to the libxdp socket, with
  * "none" and the reason as the timestamp source.
+ *
+ * Interface down (as the AF_PACKET back-end: counted as outage, never sent late). The kernel refuses the
+ * kick with ENETDOWN (ENXIO once the interface is gone) before it reads the TX ring, and would send what
+ * the ring holds when the link is back: seconds-old frames. So the batch the failed kick was for is taken
+ * off the ring again (its descriptors were published after the kernel's last look at the ring: in copy
+ * mode only our own syscalls read it), its frames are reported -ENETDOWN, and nothing is queued while the
+ * interface stays down; one SIOCGIFFLAGS per send call tells when it is up again. In zero-copy mode the
+ * driver may read the ring on its own, so nothing is taken back there: frames queued in the instant the
+ * link went down may still leave when it is back.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -84,6 +93,12 @@ struct tx_xdp {
 	uint32_t nfree;
 	uint64_t kicks_failed;
 	int fd;
+	/* interface state */
+	int ctl_fd;	     /* AF_INET datagram socket for SIOCGIFFLAGS */
+	char ifname[IFNAMSIZ];
+	bool zerocopy;
+	bool down;	     /* nothing is queued: every frame is an outage */
+	int down_err;	     /* -ENETDOWN, or -ENXIO once the socket lost its device */
 	/* own socket (TX metadata stamps), else NULL: libxdp's */
 	bool raw;
 	void *tx_map, *comp_map;
@@ -163,21 +178,59 @@ static int reclaim(struct tx_xdp *x)
 /* Copy mode transmits inside the kick, at most 32 descriptors per call (the kernel's TX_BATCH_SIZE), and
  * answers EAGAIN while more remain; EBUSY when the completion ring is full. Kick until the ring is empty so
  * that every frame of a deadline leaves now (64 streams due together are 64 descriptors), not at the
- * next deadline. Bounded: a busy device must not hold the scheduler. */
-static void kick(struct tx_xdp *x)
+ * next deadline. Bounded: a busy device must not hold the scheduler. Returns 0, or -ENETDOWN/-ENXIO/-ENODEV
+ * (interface down or gone; *@untouched: refused by the first call). */
+static int kick(struct tx_xdp *x, bool *untouched)
 {
-	for (unsigned i = 0; i < 256; i++) {
+	unsigned i;
+
+	for (i = 0; i < 256; i++) {
 		if (sendto(x->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
-			return;
+			return 0;
 		if (errno == EBUSY)
 			reclaim(x);
 		else if (errno != EAGAIN && errno != EINTR)
 			break;
 		if (*x->txr.consumer == x->txr.cached_prod)
-			return; /* the kernel took every descriptor */
+			return 0; /* the kernel took every descriptor */
+	}
+	if (errno == ENETDOWN || errno == ENXIO || errno == ENODEV) {
+		if (untouched)
+			*untouched = i == 0; /* refused at once: the kernel did not read the ring in this kick */
+		return -errno;
 	}
 	if (errno != EAGAIN && errno != EBUSY && errno != ENOBUFS)
 		x->kicks_failed++;
+	return 0;
+}
+
+/* Is the interface up again? ENXIO (the socket lost its device: deleted) is for good. */
+static bool link_back(struct tx_xdp *x)
+{
+	struct ifreq ifr;
+
+	if (x->down_err == -ENXIO || x->ctl_fd < 0)
+		return false;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", x->ifname);
+	if (ioctl(x->ctl_fd, SIOCGIFFLAGS, &ifr) < 0 || !(ifr.ifr_flags & IFF_UP))
+		return false;
+	x->down = false;
+	return true;
+}
+
+static void set_down(struct tx_xdp *x, int err)
+{
+	x->down = true;
+	x->down_err = err == -ENXIO || err == -ENODEV ? -ENXIO : -ENETDOWN;
+}
+
+static void outage(struct svpub_tx *tx, struct svpub_txf *f, unsigned from, unsigned n, int err)
+{
+	for (unsigned i = from; i < n; i++) {
+		f[i].err = err;
+		tx->outage++;
+	}
 }
 
 /* Between batches: frames still on the TX ring (a kick cut short) are kicked out, completed chunks taken
@@ -188,8 +241,8 @@ static int xdp_poll(struct svpub_tx *tx, svpub_tx_ts_fn fn, void *ctx)
 
 	x->ts_fn = fn;
 	x->ts_ctx = ctx;
-	if (*x->txr.consumer != x->txr.cached_prod)
-		kick(x);
+	if (!x->down && *x->txr.consumer != x->txr.cached_prod)
+		kick(x, NULL);
 	return reclaim(x);
 }
 
@@ -198,11 +251,22 @@ static int xdp_send(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f, un
 	struct tx_xdp *x = (struct tx_xdp *)tx;
 	uint32_t idx;
 	unsigned got;
+	bool untouched = false;
+	int err;
 
 	(void)queue;
+	if (x->down && !link_back(x)) {
+		outage(tx, f, 0, n, x->down_err);
+		return 0;
+	}
 	reclaim(x);
 	if (x->nfree < n) {
-		kick(x);
+		err = kick(x, NULL);
+		if (err) {
+			set_down(x, err);
+			outage(tx, f, 0, n, x->down_err);
+			return 0;
+		}
 		reclaim(x);
 	}
 	got = n < x->nfree ? n : x->nfree;
@@ -232,11 +296,27 @@ static int xdp_send(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f, un
 		tx->tx_errors++;
 	}
 	/* Copy mode transmits in the kick; always kick so the batch leaves now. */
-	kick(x);
+	err = kick(x, &untouched);
+	if (err) {
+		set_down(x, err);
+		if (!x->zerocopy && untouched) {
+			/* The kernel refused before reading the ring: take this batch back, chunks included, so
+			 * that it never leaves late (see the top of the file). */
+			x->txr.cached_prod -= got;
+			__atomic_store_n(x->txr.producer, x->txr.cached_prod, __ATOMIC_RELEASE);
+			for (unsigned i = 0; i < got; i++) {
+				struct xdp_desc *d = xsk_ring_prod__tx_desc(&x->txr, idx + i);
+
+				x->free_addr[x->nfree++] = d->addr - x->data_off;
+			}
+			outage(tx, f, 0, got, x->down_err);
+			return 0;
+		}
+	}
 	return (int)got;
 }
 
-static void xdp_close(struct svpub_tx *tx)
+static int xdp_close(struct svpub_tx *tx)
 {
 	struct tx_xdp *x = (struct tx_xdp *)tx;
 
@@ -252,9 +332,12 @@ static void xdp_close(struct svpub_tx *tx)
 		close(x->fd);
 	if (x->area)
 		munmap(x->area, x->area_len);
+	if (x->ctl_fd >= 0)
+		close(x->ctl_fd);
 	free(x->free_addr);
 	free(x->cookie);
 	free(x);
+	return 0;
 }
 
 static const struct svpub_tx_ops xdp_ops = {
@@ -392,6 +475,9 @@ int svpub_tx_xdp_open(struct svpub_tx **txp, const struct svpub_config *c, enum 
 	if (!x)
 		return -ENOMEM;
 	x->fd = -1;
+	x->ctl_fd = -1;
+	x->zerocopy = c->af_xdp.zerocopy;
+	snprintf(x->ifname, sizeof(x->ifname), "%s", c->interface);
 	x->base.ops = &xdp_ops;
 	x->base.clock = clock;
 	sv_clock_posix_id(clock, &x->base.cid);
@@ -491,17 +577,21 @@ int svpub_tx_xdp_open(struct svpub_tx **txp, const struct svpub_config *c, enum 
 have_socket:
 	if (c->af_xdp.tx_metadata == SVPUB_ON && x->base.ts_source == SV_TS_NONE)
 		sv_warn("af_xdp: tx_metadata on: %s", x->base.ts_detail);
-	/* libxdp does not expose the interface address; AF_PACKET's ioctl would need another socket. */
+	/* libxdp does not expose the interface address; the same socket tells the interface's state later. */
 	{
-		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		struct ifreq ifr;
 
+		x->ctl_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		memset(&ifr, 0, sizeof(ifr));
 		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->interface);
-		if (fd >= 0 && ioctl(fd, SIOCGIFHWADDR, &ifr) == 0)
+		if (x->ctl_fd >= 0 && ioctl(x->ctl_fd, SIOCGIFHWADDR, &ifr) == 0)
 			memcpy(x->base.if_mac, ifr.ifr_hwaddr.sa_data, 6);
-		if (fd >= 0)
-			close(fd);
+		if (x->ctl_fd >= 0 && ioctl(x->ctl_fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
+			sv_warn("interface %s is down: frames are counted as outage until it is up", c->interface);
+			x->base.link_down = true;
+			x->down = true;
+			x->down_err = -ENETDOWN;
+		}
 	}
 	*txp = &x->base;
 	return 0;

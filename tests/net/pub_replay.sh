@@ -8,7 +8,8 @@
 # from 0 at the top of the second and wrapping at the stream's sample rate, frames paced by the stream
 # (250 us / 416.67 us apart on the file's clock), and sample n of each stream carries exactly the
 # capture's sample n mod 12000 (values and quality; the 3.5 s run goes past the end of the capture,
-# so the loop back to its first sample is checked too).
+# so the loop back to its first sample is checked too). B replays 4000 samples/s at 4800: svpub must warn,
+# naming both rates (A, at the capture's own rate, must not).
 set -u
 BUILD=${SVKIT_BUILD:-build}
 SRC=${SVKIT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -28,6 +29,9 @@ trap 'rm -rf "$TMP"' EXIT
 	-s streams[1].profile=F4800S2I4U4 -s streams[1].signal.source=replay -s "streams[1].signal.replay=$CAP" \
 	-s streams[1].signal.replay_svid=AA1J1Q01A1MU0102 >"$TMP/sum.json" 2>"$TMP/err" ||
 	{ echo "FAIL: svpub exited $?"; cat "$TMP/err"; exit 1; }
+grep -q "svID AA1J1Q01A1MU0102 was sampled at 4000 samples/s, stream REPLAY-B publishes 4800 samples/s" "$TMP/err" ||
+	{ echo "FAIL: no warning for a 4000 samples/s capture replayed at 4800 samples/s"; cat "$TMP/err"; exit 1; }
+! grep -q "stream REPLAY-A publishes" "$TMP/err" || { echo "FAIL: a rate warning for REPLAY-A (4000 into 4000)"; exit 1; }
 fields=(-o sv.decode_data_as_phsmeas:TRUE -T fields -E separator=';' -E occurrence=a -E aggregator=,
 	-e frame.time_epoch -e sv.appid -e sv.svID -e sv.smpCnt -e sv.confRev -e sv.smpSynch -e vlan.id
 	-e vlan.priority -e sv.meas_value -e sv.meas_quality -e _ws.expert)

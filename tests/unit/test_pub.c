@@ -293,15 +293,24 @@ static void test_config_rules(void **state)
 
 	(void)state;
 	assert_int_equal(svpub_config_init(&cfg), 0);
-	/* default: one 9-2LE 50 Hz stream on af_packet, which needs an interface */
+	/* default: one 9-2LE 50 Hz stream on af_packet, which needs an interface to run, not to be printed */
 	assert_int_equal(cfg.nstreams, 1);
 	assert_string_equal(cfg.streams[0].profile, "9-2le-50hz");
-	assert_int_equal(svpub_config_resolve(&cfg, &err), -EINVAL);
+	assert_int_equal(svpub_config_resolve(&cfg, &err), 0);
+	assert_int_equal(svpub_config_check_output(&cfg, &err), -EINVAL);
 	assert_non_null(strstr(err.text, "--interface"));
 	cfg.backend = SVPUB_BACKEND_PCAP;
-	assert_int_equal(svpub_config_resolve(&cfg, &err), -EINVAL);
+	assert_int_equal(svpub_config_check_output(&cfg, &err), -EINVAL);
 	assert_non_null(strstr(err.text, "--write"));
 	snprintf(cfg.output, sizeof(cfg.output), "/tmp/x.pcap");
+	/* a file is written unpaced: it needs an end */
+	assert_int_equal(svpub_config_check_output(&cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "--duration"));
+	cfg.streams[0].count = 10;
+	assert_int_equal(svpub_config_check_output(&cfg, &err), 0);
+	cfg.streams[0].count = 0;
+	cfg.duration = 0.5;
+	assert_int_equal(svpub_config_check_output(&cfg, &err), 0);
 	snprintf(cfg.streams[0].profile, sizeof(cfg.streams[0].profile), "nope");
 	assert_int_equal(svpub_config_resolve(&cfg, &err), -EINVAL);
 	assert_non_null(strstr(err.text, "streams[0].profile"));
@@ -313,9 +322,93 @@ static void test_config_rules(void **state)
 	cfg.streams[0].signal.nevents = 1;
 	snprintf(cfg.streams[0].signal.events[0].phases, 8, "ax");
 	assert_int_equal(svpub_config_resolve(&cfg, &err), -EINVAL);
-	assert_non_null(strstr(err.text, "phases"));
+	assert_non_null(strstr(err.text, "streams[0].signal.events[0].phases"));
 	snprintf(cfg.streams[0].signal.events[0].phases, 8, "an");
 	assert_int_equal(svpub_config_resolve(&cfg, &err), 0);
+}
+
+/* Rules checked after loading still name file:line:column when the file holds the offending value, and
+ * do not when an override replaced it. */
+static void test_config_rule_positions(void **state)
+{
+	static const struct {
+		const char *yaml, *set, *want;
+	} cases[] = {
+		{ "streams:\n  - svid: A\n    profile: F4800\n", NULL, ":3:14: streams[0].profile: unknown profile" },
+		{ "streams:\n  - svid: A\n  - profile: 9-2le-60hz\n    signal:\n      events:\n        - type: quality\n"
+		  "        - type: fault\n          phases: abx\n",
+		  NULL, ":8:19: streams[1].signal.events[1].phases: phases are letters" },
+		{ "streams:\n  - profile: F4800S2I4U4\n", "streams[0].profile=nope", "streams[0].profile: unknown profile" },
+	};
+	char path[64];
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/test_pub_cfg_%d.yaml", (int)getpid());
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sv_cfg_error err;
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs(cases[i].yaml, f);
+		fclose(f);
+		assert_int_equal(svpub_config_init(&cfg), 0);
+		assert_int_equal(sv_config_load_file(svpub_config_table, &cfg, path, &err), 0);
+		if (cases[i].set)
+			assert_int_equal(sv_config_set(svpub_config_table, &cfg, cases[i].set, &err), 0);
+		assert_int_equal(svpub_config_resolve_file(&cfg, path, &err), -EINVAL);
+		if (!strstr(err.text, cases[i].want))
+			fail_msg("case %u: '%s' does not contain '%s'", i, err.text, cases[i].want);
+		if (cases[i].set)
+			assert_int_equal(err.line, 0); /* the file says something else: no position in it */
+		else
+			assert_int_equal(strncmp(err.text, path, strlen(path)), 0);
+	}
+	unlink(path);
+}
+
+/* Events count from the start of publishing, not from the top of the second: a run starting at smpCnt 2737
+ * (0.68425 s into the second) with a quality event at 0.5 s for 0.1 s flags exactly the 400 samples
+ * 2000..2399 after its first one; a frequency step at 0.25 s happens 1000 samples after the first one. */
+static void test_signal_events_from_start(void **state)
+{
+	struct svpub_signal sig;
+	int32_t v[8];
+	uint32_t q[8];
+	struct svpub_signal_cfg *s;
+	static const uint64_t firsts[] = { 0, 2737, 4000 * 5 + 3999 };
+
+	(void)state;
+	for (unsigned c = 0; c < sizeof(firsts) / sizeof(firsts[0]); c++) {
+		uint64_t n0 = firsts[c], flagged = 0, first_flagged = UINT64_MAX, last_flagged = 0;
+
+		cfg_one("9-2le-50hz");
+		s = &cfg.streams[0].signal;
+		s->nevents = 2;
+		s->events[0] = (struct svpub_event_cfg){ .at = 0.5, .duration = 0.1, .type = SVPUB_EV_QUALITY,
+							 .phases = "a", .quality = 1 };
+		s->events[1] = (struct svpub_event_cfg){ .at = 0.25, .type = SVPUB_EV_FREQUENCY, .phases = "abc",
+							 .frequency = 51.0 };
+		assert_int_equal(svpub_signal_init(&sig, &cfg.streams[0], 0), 0);
+		assert_int_equal(svpub_signal_set_start(&sig, svpub_sample_ns(0, n0, 4000)), 0);
+		for (uint64_t n = n0; n < n0 + 4000 * 2; n++) {
+			svpub_signal_sample(&sig, n, v, q);
+			if (q[0]) {
+				flagged++;
+				if (first_flagged == UINT64_MAX)
+					first_flagged = n;
+				last_flagged = n;
+			}
+		}
+		assert_int_equal(flagged, 400);
+		assert_int_equal(first_flagged, n0 + 2000);
+		assert_int_equal(last_flagged, n0 + 2399);
+		/* 50 Hz up to start + 0.25 s, 51 Hz after, phase-continuous */
+		double t0 = n0 / 4000.0;
+
+		assert_true(fabs(svpub_signal_cycles(&sig, t0 + 0.25) - 50 * (t0 + 0.25)) < 1e-9);
+		assert_true(fabs(svpub_signal_cycles(&sig, t0 + 0.75) - (50 * (t0 + 0.25) + 51 * 0.5)) < 1e-9);
+		svpub_signal_free(&sig);
+	}
 }
 
 /* The engine into a pcap file, 1 s per preset: exactly rate/asdus frames, smpCnt from 0 continuous by
@@ -393,7 +486,9 @@ int main(void)
 		cmocka_unit_test(test_schedule_presets), cmocka_unit_test(test_signal_sine),
 		cmocka_unit_test(test_signal_events),	 cmocka_unit_test(test_signal_noise),
 		cmocka_unit_test(test_signal_period_table),
-		cmocka_unit_test(test_config_rules),	 cmocka_unit_test(test_engine_pcap_presets),
+		cmocka_unit_test(test_config_rules),	 cmocka_unit_test(test_config_rule_positions),
+		cmocka_unit_test(test_signal_events_from_start),
+		cmocka_unit_test(test_engine_pcap_presets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
