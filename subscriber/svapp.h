@@ -193,4 +193,18 @@ int svsub_config_init(struct svsub_file_config *c);
  */
 const char *svsub_config_prescan(int argc, char **argv, bool *cli_source);
 
+/*
+ * The table is the one source of the ranges: the command-line options that mirror a key (--wrap, --pickup,
+ * ...) are parsed through it too, plus the rule it cannot express, applied to the file and the command line
+ * alike: wrap and resync_run are 0 (automatic) or at least 2.
+ */
+/* Sets @key of @c from @value (the key's syntax and range). 0, or -EINVAL with "what is wrong" in @msg
+ * (e.g. "1 is out of range 0 or 2..65536"); @c is unchanged then. */
+int svsub_config_set_opt(struct svsub_file_config *c, const char *key, const char *value, char *msg,
+			 size_t size);
+/* The accepted values of @key for --help and messages: "0..65535", "0 or 2..65536". 0 or -ENOENT. */
+int svsub_config_range(const char *key, char *buf, size_t size);
+/* After a file was loaded into @c: the rule above. 0, or -EINVAL with "path:line:column: key: what" in @msg. */
+int svsub_config_check(const struct svsub_file_config *c, const char *path, char *msg, size_t size);
+
 #endif /* SVAPP_H */

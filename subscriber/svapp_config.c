@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* svsub -c FILE: the configuration table (common/sv_config.h). */
+#include <errno.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -28,10 +30,12 @@ const struct sv_cfg_key svsub_config_table[] = {
 	SV_CFG_KEY_DOUBLE(C, current_lsb, "current_lsb", 1e-9, 1e6, "0.001", "A per LSB of the current channels"),
 	SV_CFG_KEY_UINT(C, nominal_hz, "nominal_hz", 1, 1000, "50",
 			"nominal frequency: smpRate per period, DFT window"),
-	SV_CFG_KEY_UINT(C, wrap, "wrap", 0, 65536, "0", "smpCnt wrap for every stream; 0 = stated, else learned"),
+	SV_CFG_KEY_UINT(C, wrap, "wrap", 0, 65536, "0",
+			"smpCnt wraps at this for every stream; 0 = stated, else learned; 1 is refused"),
 	SV_CFG_KEY_UINT(C, max_streams, "max_streams", 1, 1 << 20, "256", "stream table size"),
 	SV_CFG_KEY_UINT(C, reorder_window, "reorder_window", 0, 65535, "0", "late/duplicate window; 0 = wrap/2"),
-	SV_CFG_KEY_UINT(C, resync_run, "resync_run", 0, 65536, "0", "samples confirming a counter restart; 0 = 8"),
+	SV_CFG_KEY_UINT(C, resync_run, "resync_run", 0, 65536, "0",
+			"consecutive backward samples confirming a counter restart; 0 = 8; 1 is refused"),
 	SV_CFG_KEY_DOUBLE(C, max_latency_ms, "max_latency_ms", 0, 999, "0",
 			  "larger latencies mark the clock unsynchronised; 0 = 500"),
 	SV_CFG_KEY_BOOL(C, clock_trusted, "clock_trusted", "false",
@@ -39,6 +43,147 @@ const struct sv_cfg_key svsub_config_table[] = {
 	SV_CFG_KEY_END,
 };
 #undef C
+
+/*
+ * Keys whose 0 means "automatic" and whose smallest other value is above 1: the table's rows hold one
+ * interval (0..max), these rows the values just above 0 that are refused. A wrap of 1 (every smpCnt 0) or a
+ * "run" of 1 backward sample (every late sample a restart) would defeat the tracker.
+ */
+static const struct {
+	const char *key;
+	uint32_t min_nonzero;
+} zero_auto_keys[] = {
+	{ "wrap", 2 },
+	{ "resync_run", 2 },
+};
+
+static const struct sv_cfg_key *find_key(const char *key)
+{
+	for (const struct sv_cfg_key *k = svsub_config_table; k->name; k++)
+		if (!strcmp(k->name, key))
+			return k;
+	return NULL;
+}
+
+static uint32_t min_nonzero(const char *key)
+{
+	for (size_t i = 0; i < sizeof(zero_auto_keys) / sizeof(zero_auto_keys[0]); i++)
+		if (!strcmp(zero_auto_keys[i].key, key))
+			return zero_auto_keys[i].min_nonzero;
+	return 0;
+}
+
+static void print_num(char *buf, size_t size, double v)
+{
+	snprintf(buf, size, "%.15g", v); /* as sv_config's own range messages */
+}
+
+int svsub_config_range(const char *key, char *buf, size_t size)
+{
+	const struct sv_cfg_key *k = find_key(key);
+	uint32_t mz = min_nonzero(key);
+	char lo[32], hi[32];
+
+	if (!k || k->min > k->max) {
+		snprintf(buf, size, "?");
+		return -ENOENT;
+	}
+	print_num(lo, sizeof(lo), k->min);
+	print_num(hi, sizeof(hi), k->max);
+	if (mz && k->min == 0)
+		snprintf(buf, size, "0 or %u..%s", mz, hi);
+	else
+		snprintf(buf, size, "%s..%s", lo, hi);
+	return 0;
+}
+
+/* The rule the table cannot express; @msg gets "V is out of range RANGE" like sv_config's own. */
+static int check_zero_auto(const struct svsub_file_config *c, const char **key, char *msg, size_t size)
+{
+	for (size_t i = 0; i < sizeof(zero_auto_keys) / sizeof(zero_auto_keys[0]); i++) {
+		const struct sv_cfg_key *k = find_key(zero_auto_keys[i].key);
+		uint32_t v;
+		char range[64];
+
+		if (!k)
+			continue;
+		memcpy(&v, (const char *)c + k->offset, sizeof(v));
+		if (v && v < zero_auto_keys[i].min_nonzero) {
+			svsub_config_range(k->name, range, sizeof(range));
+			snprintf(msg, size, "%u is out of range %s", v, range);
+			*key = k->name;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int svsub_config_set_opt(struct svsub_file_config *c, const char *key, const char *value, char *msg,
+			 size_t size)
+{
+	struct svsub_file_config tmp = *c;
+	struct sv_cfg_error err = { 0 };
+	char assignment[160];
+	const char *bad;
+
+	snprintf(assignment, sizeof(assignment), "%s=%s", key, value);
+	if (sv_config_set(svsub_config_table, &tmp, assignment, &err)) {
+		snprintf(msg, size, "%s", err.msg);
+		return -EINVAL;
+	}
+	if (check_zero_auto(&tmp, &bad, msg, size))
+		return -EINVAL;
+	*c = tmp;
+	return 0;
+}
+
+/* Line and column (1-based) of the value of top-level key @key in @path, 0 when not found: svsub's
+ * configuration is one flat mapping, so "key:" at the start of a line is the key. */
+static void find_value_mark(const char *path, const char *key, unsigned *line, unsigned *col)
+{
+	FILE *f = fopen(path, "r");
+	char buf[1024];
+	size_t n = strlen(key);
+	unsigned ln = 0;
+
+	*line = *col = 0;
+	if (!f)
+		return;
+	while (fgets(buf, sizeof(buf), f)) {
+		ln++;
+		if (!strncmp(buf, key, n)) {
+			const char *p = buf + n;
+
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p != ':')
+				continue;
+			p++;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			*line = ln;
+			*col = (unsigned)(p - buf) + 1;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+int svsub_config_check(const struct svsub_file_config *c, const char *path, char *msg, size_t size)
+{
+	const char *key = NULL;
+	char what[256];
+	unsigned line, col;
+
+	if (!check_zero_auto(c, &key, what, sizeof(what)))
+		return 0;
+	find_value_mark(path, key, &line, &col);
+	if (line)
+		snprintf(msg, size, "%s:%u:%u: %s: %s", path, line, col, key, what);
+	else
+		snprintf(msg, size, "%s: %s: %s", path, key, what);
+	return -EINVAL;
+}
 
 int svsub_config_init(struct svsub_file_config *c)
 {

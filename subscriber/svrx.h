@@ -146,8 +146,31 @@ struct svrx_stats {
 	uint64_t ts_by_source[4];  /* index enum svrx_ts_source */
 	uint64_t vlan_by_state[3]; /* index enum svrx_vlan_state */
 	uint64_t wakeups;	   /* sendto/recvfrom kicks because of need_wakeup */
-	uint64_t poll_errors;
+	uint64_t poll_errors;	   /* failed poll/receive calls, EINTR aside (AF_PACKET: ENETDOWN at link down) */
+	uint64_t link_down;	   /* times the link was found down (svrx_link_check), the start included */
+	int64_t link_down_ns;	   /* time it spent down (up to now while it still is), CLOCK_MONOTONIC */
 };
+
+/* State of the interface's link, as svrx_link_check() saw it. */
+enum svrx_link {
+	SVRX_LINK_UP = 0,
+	SVRX_LINK_ADMIN_DOWN,  /* not IFF_UP ("ip link set IF down") */
+	SVRX_LINK_NO_CARRIER,  /* IFF_UP without carrier (ETHTOOL_GLINK, else IFF_RUNNING): peer down, cable out */
+};
+
+/*
+ * Reads the link's state now (SIOCGIFNAME, SIOCGIFFLAGS, ETHTOOL_GLINK: three ioctls; the control path's
+ * job, a few times a second, never per frame) and accounts it: a change from up to down counts in link_down and starts
+ * the clock of link_down_ns. A down-and-up too short to be seen here, which the socket reported as ENETDOWN
+ * (AF_PACKET) since the last call, counts as one outage of no measurable length. Both back-ends keep their
+ * socket across an outage and receive again when the link is back.
+ * Returns the state (enum svrx_link) and, in *@prev, the state of the previous call (SVRX_LINK_UP at open;
+ * SVRX_LINK_ADMIN_DOWN after such a short outage); -ENODEV when the interface is gone (deleted, or moved to
+ * another network namespace): nothing more will be received on this handle.
+ */
+int svrx_link_check(struct svrx *rx, int64_t now_mono_ns, int *prev);
+/* "up", "administratively down", "no carrier" */
+const char *svrx_link_name(int state);
 
 /* Reads the counters (kernel ones are fetched now). Returns 0 or -errno. */
 int svrx_stats_get(struct svrx *rx, struct svrx_stats *st);

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 /* svrx: back-end independent parts - config, open/close dispatch, multicast membership, statistics. */
 #include <errno.h>
+#include <linux/ethtool.h>
 #include <linux/if_packet.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sv_json.h"
@@ -147,6 +151,13 @@ int svrx_open(struct svrx **out, const struct svrx_config *cfg)
 	snprintf(rx->ifname, sizeof(rx->ifname), "%s", cfg->ifname);
 	rx->cfg.ifname = rx->ifname;
 	rx->mc_fd = -1;
+	rx->link = SVRX_LINK_UP;
+	rx->ctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (rx->ctl_fd < 0) {
+		err = -errno;
+		sv_err("svrx: socket for interface ioctls: %s", strerror(errno));
+		goto out_free;
+	}
 	rx->ifindex = (int)if_nametoindex(rx->ifname);
 	if (!rx->ifindex) {
 		err = -errno;
@@ -169,6 +180,8 @@ int svrx_open(struct svrx **out, const struct svrx_config *cfg)
 	return 0;
 
 out_free:
+	if (rx->ctl_fd >= 0)
+		close(rx->ctl_fd);
 	free(rx);
 	return err;
 }
@@ -189,8 +202,63 @@ int svrx_poll(struct svrx *rx, struct svrx_frame *frames, unsigned max, int time
 		}
 	} else if (n < 0 && n != -EINTR) {
 		rx->st.poll_errors++;
+		if (n == -ENETDOWN)
+			rx->enetdown = true;
 	}
 	return n;
+}
+
+const char *svrx_link_name(int state)
+{
+	switch (state) {
+	case SVRX_LINK_UP:
+		return "up";
+	case SVRX_LINK_ADMIN_DOWN:
+		return "administratively down";
+	case SVRX_LINK_NO_CARRIER:
+		return "no carrier";
+	}
+	return "gone";
+}
+
+int svrx_link_check(struct svrx *rx, int64_t now_mono_ns, int *prev)
+{
+	struct ifreq ifr;
+	int st, flags;
+
+	*prev = rx->link;
+	/* By index: the name may have changed; an index that no longer names a device is a device gone. */
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_ifindex = rx->ifindex;
+	if (ioctl(rx->ctl_fd, SIOCGIFNAME, &ifr) || ioctl(rx->ctl_fd, SIOCGIFFLAGS, &ifr))
+		return errno == ENODEV || errno == ENXIO ? -ENODEV : -errno;
+	flags = ifr.ifr_flags; /* ifr_flags and ifr_data share a union */
+	if (!(flags & IFF_UP)) {
+		st = SVRX_LINK_ADMIN_DOWN;
+	} else {
+		/* The carrier itself (netif_carrier_ok) through ETHTOOL_GLINK: IFF_RUNNING follows the operstate,
+		 * which the kernel's linkwatch updates up to a second later; it is the fallback for drivers
+		 * without get_link. */
+		struct ethtool_value ev = { .cmd = ETHTOOL_GLINK };
+
+		ifr.ifr_data = (char *)&ev;
+		if (!ioctl(rx->ctl_fd, SIOCETHTOOL, &ifr))
+			st = ev.data ? SVRX_LINK_UP : SVRX_LINK_NO_CARRIER;
+		else
+			st = (flags & IFF_RUNNING) ? SVRX_LINK_UP : SVRX_LINK_NO_CARRIER;
+	}
+	if (st == SVRX_LINK_UP && rx->link == SVRX_LINK_UP && rx->enetdown) {
+		rx->st.link_down++; /* down and up again between two checks */
+		*prev = SVRX_LINK_ADMIN_DOWN;
+	} else if (st != SVRX_LINK_UP && rx->link == SVRX_LINK_UP) {
+		rx->st.link_down++;
+		rx->link_down_since = now_mono_ns;
+	} else if (st == SVRX_LINK_UP && rx->link != SVRX_LINK_UP) {
+		rx->st.link_down_ns += now_mono_ns - rx->link_down_since;
+	}
+	rx->enetdown = false;
+	rx->link = st;
+	return st;
 }
 
 void svrx_release(struct svrx *rx)
@@ -201,6 +269,12 @@ void svrx_release(struct svrx *rx)
 int svrx_stats_get(struct svrx *rx, struct svrx_stats *st)
 {
 	*st = rx->st;
+	if (rx->link != SVRX_LINK_UP) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		st->link_down_ns += (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec - rx->link_down_since;
+	}
 	return rx->ops->stats(rx, st);
 }
 
@@ -236,6 +310,8 @@ void svrx_close(struct svrx *rx)
 	rx->ops->close(rx);
 	if (rx->mc_fd >= 0)
 		close(rx->mc_fd);
+	if (rx->ctl_fd >= 0)
+		close(rx->ctl_fd);
 	free(rx);
 }
 
@@ -308,6 +384,8 @@ int svrx_json(struct sv_json *j, struct svrx *rx)
 	sv_json_object_end(j);
 	sv_json_kv_uint(j, "wakeups", st.wakeups);
 	sv_json_kv_uint(j, "poll_errors", st.poll_errors);
+	sv_json_kv_uint(j, "link_down", st.link_down);
+	sv_json_kv_int(j, "link_down_ns", st.link_down_ns);
 	sv_json_object_end(j);
 	return sv_json_error(j);
 }

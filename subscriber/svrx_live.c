@@ -25,9 +25,20 @@ static const uint8_t ts_src_map[4] = {
  * batches are a frame or two whatever the maximum. */
 #define LIVE_BATCH 256
 
+#define LIVE_STR_(x) #x
+#define LIVE_STR(x) LIVE_STR_(x)
+
+/* How often the links' state is read (svrx_link_check: three ioctls per interface), and how long a handle
+ * whose receive call failed with a transient error (its link went down) rests before it is polled again. */
+#define LIVE_LINK_CHECK_NS (100 * 1000 * 1000LL)
+
 struct svrx_live {
 	struct svrx *rx[2];
+	const char *ifname[2];
 	unsigned n;
+	int64_t down_since[2];	  /* CLOCK_MONOTONIC ns when this loop saw the link go down, 0: up */
+	int64_t rest_until[2];	  /* do not poll before (after a transient receive error) */
+	int64_t next_link_check;
 	int64_t duration_ns;
 	bool status;
 	struct sv_stats rx_to_app; /* ns, frame rx stamp -> pipeline done, TAI-stamped frames */
@@ -63,8 +74,26 @@ static int parse_mac(const char *s, uint8_t mac[6])
 	return 0;
 }
 
+/* Ranges of the numeric receive options, literal so that the messages can name them (LIVE_STR). */
+#define LIVE_QUEUE_MAX 63
+_Static_assert(LIVE_QUEUE_MAX == SVRX_MAX_QUEUES * 4 - 1, "LIVE_QUEUE_MAX");
+#define LIVE_BUSY_POLL_MAX 1000000
+#define LIVE_UMEM_FRAMES_MIN 256 /* a fill ring and an RX ring of at least this many, and room to refill */
+#define LIVE_UMEM_FRAMES_MAX 1048576
+
+static const char *live_opt_name(int c)
+{
+	static const struct option names[] = { SVRX_LIVE_LONGOPTS, { 0 } };
+
+	for (const struct option *o = names; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
+
 int svrx_live_parse_opt(struct svrx_live_opts *o, int c, const char *arg)
 {
+	const char *want;
 	unsigned long u;
 
 	switch (c) {
@@ -72,10 +101,12 @@ int svrx_live_parse_opt(struct svrx_live_opts *o, int c, const char *arg)
 		o->ifname_b = arg;
 		return 0;
 	case SVRX_OPT_XDP_MODE:
+		want = "auto, native or skb";
 		if (svrx_xdp_mode_parse(arg, &o->cfg.xdp_mode))
 			goto bad;
 		return 0;
 	case SVRX_OPT_ZEROCOPY:
+		want = "auto, on or off";
 		if (!strcmp(arg, "auto"))
 			o->cfg.zerocopy = SVRX_AUTO;
 		else if (!strcmp(arg, "on"))
@@ -86,12 +117,14 @@ int svrx_live_parse_opt(struct svrx_live_opts *o, int c, const char *arg)
 			goto bad;
 		return 0;
 	case SVRX_OPT_QUEUE:
-		if (parse_ulong(arg, SVRX_MAX_QUEUES * 4 - 1, &u))
+		want = "an rx queue number in 0.." LIVE_STR(LIVE_QUEUE_MAX);
+		if (parse_ulong(arg, LIVE_QUEUE_MAX, &u))
 			goto bad;
 		o->cfg.queue = (int)u;
 		return 0;
 	case SVRX_OPT_BUSY_POLL:
-		if (parse_ulong(arg, 1000000, &u))
+		want = "microseconds in 0.." LIVE_STR(LIVE_BUSY_POLL_MAX);
+		if (parse_ulong(arg, LIVE_BUSY_POLL_MAX, &u))
 			goto bad;
 		o->cfg.busy_poll_us = (unsigned)u;
 		return 0;
@@ -99,11 +132,13 @@ int svrx_live_parse_opt(struct svrx_live_opts *o, int c, const char *arg)
 		o->cfg.need_wakeup = false;
 		return 0;
 	case SVRX_OPT_APPID:
+		want = "an APPID in 0..0xffff, given at most " LIVE_STR(SVRX_MAX_APPIDS) " times";
 		if (parse_ulong(arg, 0xffff, &u) || o->cfg.n_appids >= SVRX_MAX_APPIDS)
 			goto bad;
 		o->cfg.appids[o->cfg.n_appids++] = (uint16_t)u;
 		return 0;
 	case SVRX_OPT_GROUP:
+		want = "a MAC address xx:xx:xx:xx:xx:xx, given at most " LIVE_STR(SVRX_MAX_GROUPS) " times";
 		if (o->cfg.n_groups >= SVRX_MAX_GROUPS || parse_mac(arg, o->cfg.groups[o->cfg.n_groups]))
 			goto bad;
 		o->cfg.n_groups++;
@@ -112,7 +147,8 @@ int svrx_live_parse_opt(struct svrx_live_opts *o, int c, const char *arg)
 		o->cfg.promiscuous = true;
 		return 0;
 	case SVRX_OPT_UMEM_FRAMES:
-		if (parse_ulong(arg, 1u << 20, &u) || u < 256)
+		want = "UMEM frames per socket in " LIVE_STR(LIVE_UMEM_FRAMES_MIN) ".." LIVE_STR(LIVE_UMEM_FRAMES_MAX);
+		if (parse_ulong(arg, LIVE_UMEM_FRAMES_MAX, &u) || u < LIVE_UMEM_FRAMES_MIN)
 			goto bad;
 		o->cfg.frames = (uint32_t)u;
 		return 0;
@@ -120,27 +156,80 @@ int svrx_live_parse_opt(struct svrx_live_opts *o, int c, const char *arg)
 		return -ENOENT;
 	}
 bad:
-	fprintf(stderr, "svsub: invalid value '%s' for a receive option (see --help)\n", arg);
+	fprintf(stderr, "svsub: --%s: invalid value '%s' (want %s)\nTry 'svsub --help'.\n", live_opt_name(c), arg,
+		want);
 	return -EINVAL;
 }
 
 void svrx_live_usage(FILE *f)
 {
-	fputs("Live receive:\n"
+	fprintf(f, "Live receive:\n"
 	      "      --interface-b IF     PRP (IEC 62439-3): also receive LAN B on IF; duplicates are discarded\n"
 	      "                           by their redundancy trailer and counted per LAN\n"
 	      "      --xdp-mode MODE      af_xdp: auto (native, else skb), native or skb\n"
 	      "      --zerocopy WHEN      af_xdp: auto (zero-copy if the driver can, else copy), on, off\n"
-	      "      --queue N            af_xdp: bind rx queue N only (default: every rx queue)\n"
-	      "      --umem-frames N      af_xdp: UMEM frames per socket (default: fit RLIMIT_MEMLOCK)\n"
+	      "      --queue N            af_xdp: bind rx queue N only (0..%d; default: every rx queue)\n"
+	      "      --umem-frames N      af_xdp: UMEM frames per socket (%d..%d; default: fit RLIMIT_MEMLOCK)\n"
 	      "      --no-need-wakeup     af_xdp: do not use XDP_USE_NEED_WAKEUP\n"
-	      "      --busy-poll US       busy polling (af_xdp: SO_BUSY_POLL + SO_PREFER_BUSY_POLL; af_packet:\n"
-	      "                           spin on the ring); costs a core\n"
-	      "      --appid N            receive only APPID N (repeatable; in the kernel)\n"
-	      "      --group MAC          join this multicast group (repeatable; default: the whole SV range\n"
+	      "      --busy-poll US       busy polling, 0..%d us (af_xdp: SO_BUSY_POLL + SO_PREFER_BUSY_POLL;\n"
+	      "                           af_packet: spin on the ring); costs a core; 0: off (the default)\n"
+	      "      --appid N            receive only APPID N (0..0xffff; up to %d times; in the kernel)\n"
+	      "      --group MAC          join this multicast group (up to %d times; default: the whole SV range\n"
 	      "                           01-0C-CD-04-00-00..01-FF through all-multicast)\n"
-	      "      --promiscuous        also put IF in promiscuous mode\n",
-	      f);
+	      "      --promiscuous        also put IF in promiscuous mode\n"
+	      "  A link that goes down (or an interface that is down at start) is waited for: said once on stderr\n"
+	      "  and counted (source.rx[].link_down); an interface that disappears ends the run (exit 1).\n",
+	      LIVE_QUEUE_MAX, LIVE_UMEM_FRAMES_MIN, LIVE_UMEM_FRAMES_MAX, LIVE_BUSY_POLL_MAX, SVRX_MAX_APPIDS,
+	      SVRX_MAX_GROUPS);
+}
+
+static inline int64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * SV_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static const char *lan_name(const struct svrx_live *l, unsigned i)
+{
+	return l->n < 2 ? "" : i ? " (PRP LAN B)" : " (PRP LAN A)";
+}
+
+/*
+ * Reads handle @i's link and says on stderr, once per transition, what changed (not per frame: this runs a
+ * few times a second). Returns 0, or -ENODEV (said) when the interface is gone: the run cannot go on.
+ */
+static int live_link(struct svrx_live *l, unsigned i, int64_t now)
+{
+	int prev, st = svrx_link_check(l->rx[i], now, &prev);
+
+	if (st == -ENODEV) {
+		fprintf(stderr, "svsub: %s%s: interface gone (deleted or moved to another namespace): stopping\n",
+			l->ifname[i], lan_name(l, i));
+		return st;
+	}
+	if (st < 0) {
+		fprintf(stderr, "svsub: %s%s: cannot read the link state: %s: stopping\n", l->ifname[i],
+			lan_name(l, i), strerror(-st));
+		return st;
+	}
+	if (st == prev)
+		return 0;
+	if (st == SVRX_LINK_UP) {
+		if (l->down_since[i])
+			fprintf(stderr, "svsub: %s%s: link up again after %.3f s down: receiving\n", l->ifname[i],
+				lan_name(l, i), (double)(now - l->down_since[i]) / 1e9);
+		else
+			fprintf(stderr, "svsub: %s%s: link went down and came back up (the socket said: %s)\n",
+				l->ifname[i], lan_name(l, i), strerror(ENETDOWN));
+		l->down_since[i] = 0;
+	} else if (prev == SVRX_LINK_UP) {
+		fprintf(stderr, "svsub: %s%s is down (%s), waiting%s\n", l->ifname[i], lan_name(l, i),
+			svrx_link_name(st), l->n > 1 ? " for it; the other LAN goes on" : "");
+		l->down_since[i] = now;
+	}
+	return 0;
 }
 
 int svrx_live_open(struct svrx_live **out, const struct svrx_live_opts *o, bool quiet)
@@ -163,11 +252,18 @@ int svrx_live_open(struct svrx_live **out, const struct svrx_live_opts *o, bool 
 		err = svrx_open(&l->rx[i], &cfg);
 		if (err)
 			goto out_close;
+		l->ifname[i] = cfg.ifname;
 		l->n++;
 		svrx_describe(l->rx[i], desc, sizeof(desc));
 		if (!quiet)
 			fprintf(stderr, "svsub: receiving%s: %s\n", o->ifname_b ? (i ? " (PRP LAN B)" : " (PRP LAN A)") : "",
 				desc);
+	}
+	/* A link down at start is waited for, as one that goes down later: say so now. */
+	for (unsigned i = 0; i < l->n; i++) {
+		err = live_link(l, i, now_ns(CLOCK_MONOTONIC));
+		if (err)
+			goto out_close;
 	}
 	*out = l;
 	return 0;
@@ -176,12 +272,10 @@ out_close:
 	return err;
 }
 
-static inline int64_t now_ns(clockid_t c)
+/* A receive error that a link going down (or away) explains: the handle rests and the link is checked. */
+static bool live_transient(int err)
 {
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * SV_NSEC_PER_SEC + ts.tv_nsec;
+	return err == -ENETDOWN || err == -ENXIO || err == -ENODEV || err == -ENETRESET;
 }
 
 int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic_t *stop)
@@ -190,12 +284,24 @@ int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic
 	int64_t start = now_ns(CLOCK_MONOTONIC), next_status = start + SV_NSEC_PER_SEC;
 	int64_t end = l->duration_ns ? start + l->duration_ns : INT64_MAX;
 
+	l->next_link_check = start + LIVE_LINK_CHECK_NS;
 	while (!*stop) {
 		int64_t now = now_ns(CLOCK_MONOTONIC);
+		struct svrx *active[2];
+		unsigned na = 0;
 		int got = 0;
 
 		if (now >= end)
 			break;
+		if (now >= l->next_link_check) {
+			for (unsigned i = 0; i < l->n; i++) {
+				int err = live_link(l, i, now);
+
+				if (err)
+					return err;
+			}
+			l->next_link_check = now + LIVE_LINK_CHECK_NS;
+		}
 		if (l->status && now >= next_status) {
 			struct svsub_proc_counts c;
 			struct svrx_stats st;
@@ -209,14 +315,41 @@ int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic
 				" kernel drops\n", c.frames, c.sv, c.malformed, drops);
 			next_status += SV_NSEC_PER_SEC;
 		}
+		for (unsigned i = 0; i < l->n; i++)
+			if (now >= l->rest_until[i])
+				active[na++] = l->rx[i];
+		if (!na) {
+			/* every handle rests after an error: sleep until the next link check */
+			struct timespec ts = { 0, LIVE_LINK_CHECK_NS / 2 };
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		for (unsigned i = 0; i < l->n; i++) {
+			if (now < l->rest_until[i])
+				continue;
 			/* One handle: wait inside svrx_poll. Two: poll each without waiting, then svrx_wait. */
-			int n = svrx_poll(l->rx[i], frames, LIVE_BATCH, l->n == 1 ? 100 : 0);
+			int n = svrx_poll(l->rx[i], frames, LIVE_BATCH, na == 1 ? 100 : 0);
 
 			if (n == -EINTR)
 				break;
-			if (n < 0)
-				return n;
+			if (n < 0) {
+				/* Counted in poll_errors. The link went down (AF_PACKET: ENETDOWN), or away: which
+				 * one the link says; another error while the link is up means the socket is
+				 * unusable. */
+				int err = live_link(l, i, now);
+
+				if (err)
+					return err;
+				if (!live_transient(n) && !l->down_since[i]) { /* not explained by the link */
+					fprintf(stderr, "svsub: %s%s: receive failed: %s: stopping\n", l->ifname[i],
+						lan_name(l, i), strerror(-n));
+					return n;
+				}
+				l->rest_until[i] = now + LIVE_LINK_CHECK_NS;
+				l->next_link_check = now; /* and see it come back soon */
+				continue;
+			}
 			got += n;
 			/* The frame bytes were written by the kernel on receive and are usually out of L1 by
 			 * the time the batch gets here: fetch the next frame's first two lines (Ethernet + SV
@@ -261,11 +394,13 @@ int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic
 			}
 			svrx_release(l->rx[i]);
 		}
-		if (l->n > 1 && !got) {
-			int r = svrx_wait(l->rx, l->n, 100);
+		if (na > 1 && !got) {
+			int r = svrx_wait(active, na, 100);
 
-			if (r < 0 && r != -EINTR)
+			if (r < 0 && r != -EINTR) {
+				fprintf(stderr, "svsub: waiting for frames: %s: stopping\n", strerror(-r));
 				return r;
+			}
 		}
 	}
 	return 0;
@@ -300,9 +435,20 @@ void svrx_live_print(struct svrx_live *l, FILE *f)
 		svrx_info_get(l->rx[i], &in);
 		if (svrx_stats_get(l->rx[i], &st))
 			continue;
-		fprintf(f, "svsub: %s ifindex %d: %" PRIu64 " frames received, %" PRIu64 " kernel drops, %" PRIu64
-			" ring full, %" PRIu64 " fill ring empty\n", in.backend, in.ifindex, st.frames, st.kernel_drops,
-			st.ring_full, st.fill_empty);
+		/* each back-end's own counters (docs/errors.md): the ring full / fill ring empty of AF_XDP mean
+		 * nothing for an AF_PACKET ring, whose only loss is a full ring (its kernel drops) */
+		fprintf(f, "svsub: %s on %s%s (ifindex %d): %" PRIu64 " frames received, %" PRIu64 " kernel drops",
+			in.backend, l->ifname[i], lan_name(l, i), in.ifindex, st.frames, st.kernel_drops);
+		if (!strcmp(in.backend, "af_xdp"))
+			fprintf(f, ", %" PRIu64 " ring full, %" PRIu64 " fill ring empty", st.ring_full, st.fill_empty);
+		else
+			fputs(" (ring full)", f);
+		if (st.link_down)
+			fprintf(f, ", link down %" PRIu64 " time%s for %.3f s", st.link_down,
+				st.link_down == 1 ? "" : "s", (double)st.link_down_ns / 1e9);
+		if (st.poll_errors)
+			fprintf(f, ", %" PRIu64 " failed receive calls", st.poll_errors);
+		fputc('\n', f);
 	}
 	if (l->rx_to_app.count) {
 		int64_t p50 = 0, p99 = 0, e;

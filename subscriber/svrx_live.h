@@ -61,9 +61,13 @@ void svrx_live_usage(FILE *f);
 
 struct svrx_live;
 
-/* Opens the handle(s) and prints "receiving: ..." on stderr unless @quiet. 0 or -errno (logged). */
+/* Opens the handle(s) and prints "receiving: ..." on stderr unless @quiet, and "IF is down (...), waiting"
+ * whatever @quiet for a link that is down already. 0 or -errno (logged). */
 int svrx_live_open(struct svrx_live **out, const struct svrx_live_opts *o, bool quiet);
-/* Runs until *@stop, the duration, or an error. 0, or -errno (-EIO: an output of @p failed). */
+/* Runs until *@stop, the duration, or an error. A link that goes down (or is down at open) is waited for:
+ * said on stderr once per transition, counted (svrx_stats.link_down); the other LAN of a PRP pair goes on.
+ * Returns 0, or -errno: -EIO (an output of @p failed), -ENODEV (an interface is gone), or the error of a
+ * receive call that a link going down does not explain; these are said on stderr with the interface. */
 int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic_t *stop);
 /* Writes "rx": [ svrx_json of each handle ], "rx_to_app_ns": {stats} into the open object. */
 int svrx_live_json(struct svrx_live *l, struct sv_json *j);

@@ -28,6 +28,10 @@ struct svrx {
 	char ifname[IF_NAMESIZE];
 	int ifindex;
 	int mc_fd;		/* AF_PACKET socket that holds the multicast memberships (AF_XDP) */
+	int ctl_fd;		/* for the interface ioctls of svrx_link_check */
+	int link;		/* enum svrx_link at the last svrx_link_check */
+	bool enetdown;		/* the socket said ENETDOWN since the last svrx_link_check */
+	int64_t link_down_since; /* CLOCK_MONOTONIC ns, while link != SVRX_LINK_UP */
 	const struct svrx_ops *ops;
 	struct svrx_stats st;	/* user-space counters */
 	struct svrx_info info;

@@ -48,9 +48,11 @@ struct opts {
 	const char *backend;
 	const char *write;
 	const char *record; /* per-sample records (svsub_rec) */
-	double duration_s;
+	double duration_s;	/* live: 0 = until SIGINT/SIGTERM */
+	bool duration_set;	/* --duration given (even 0) */
 	bool jsonl;
 	bool json;
+	bool cli_jsonl, cli_json; /* given on the command line: they override the file's other output */
 	bool histograms;
 	bool quiet;
 	bool verbose;
@@ -65,11 +67,32 @@ struct opts {
 #endif
 };
 
+/* The accepted values of a configuration key (svapp_config.c: one source for the file, the options and
+ * this help). */
+struct key_ranges {
+	char duration[48], max_streams[48], nominal_hz[48], wrap[48], reorder[48], resync[48], max_latency[48];
+	char pickup[48], trip_samples[48], dropoff[48], current_lsb[48];
+};
+
 static void usage(FILE *f)
 {
+	struct key_ranges r;
+
+	svsub_config_range("duration", r.duration, sizeof(r.duration));
+	svsub_config_range("max_streams", r.max_streams, sizeof(r.max_streams));
+	svsub_config_range("nominal_hz", r.nominal_hz, sizeof(r.nominal_hz));
+	svsub_config_range("wrap", r.wrap, sizeof(r.wrap));
+	svsub_config_range("reorder_window", r.reorder, sizeof(r.reorder));
+	svsub_config_range("resync_run", r.resync, sizeof(r.resync));
+	svsub_config_range("max_latency_ms", r.max_latency, sizeof(r.max_latency));
+	svsub_config_range("pickup", r.pickup, sizeof(r.pickup));
+	svsub_config_range("trip_samples", r.trip_samples, sizeof(r.trip_samples));
+	svsub_config_range("dropoff", r.dropoff, sizeof(r.dropoff));
+	svsub_config_range("current_lsb", r.current_lsb, sizeof(r.current_lsb));
 	fprintf(f,
-"Usage: " PROG " --read FILE [--jsonl | --json] [options]\n"
-"       " PROG " --interface IF [--backend af_xdp|af_packet] [--duration S] [--json] [options]\n"
+"Usage: " PROG " --read FILE [--jsonl | --json | --app NAME] [options]\n"
+"       " PROG " --interface IF [--backend af_xdp|af_packet] [--duration S] [--jsonl | --json | --app NAME]\n"
+"                [options]\n"
 "\n"
 "Decodes IEC 61850-9-2 Sampled Values (EtherType 0x88BA, with or without 802.1Q tag) strictly, tracks every\n"
 "stream (APPID, svID): lost samples (smpCnt gaps, across wraps), duplicates, out of order, counter resets,\n"
@@ -80,23 +103,29 @@ static void usage(FILE *f)
 "  -r, --read FILE          read a pcap or pcapng capture (Ethernet); '-' reads stdin\n"
 "  -i, --interface IF       receive live on IF%s\n"
 "      --backend NAME       af_xdp (default) or af_packet\n"
-"      --duration S         stop after S seconds (live; default: until SIGINT/SIGTERM)\n"
+"      --duration S         live: stop after S seconds (%s; 0 = until SIGINT/SIGTERM: the\n"
+"                           default)\n"
 "Outputs:\n"
 "      --jsonl              one JSON object per ASDU on stdout (malformed frames: {frame, error, offset});\n"
 "                           the text summary then goes to stderr\n"
-"      --json               the final summary as one JSON object on stdout\n"
+"      --json               the final summary as one JSON object on stdout (stdout carries one kind of\n"
+"                           output: --json, --jsonl and --app exclude each other, except --jsonl --app:\n"
+"                           both are JSON lines)\n"
 "  -w, --write FILE         save the SV frames with their receive time (.pcapng: pcapng, else pcap, ns)\n"
 "      --record FILE        per-sample records for svreport: T3 (receive) and, with --app, T4 (application)\n"
 "      --histograms         add inter-arrival and latency histograms to the text summary\n"
 "  -q, --quiet              no text summary, no status lines\n"
 "  -v, --verbose            log more on stderr\n"
 "Stream tracking:\n"
-"      --max-streams N      stream table size (default %u); more streams are counted as overflow\n"
-"      --nominal-hz HZ      nominal frequency for smpRate in samples per period (default 50)\n"
-"      --wrap N             smpCnt wraps at N (1..65536) for every stream (default: stated, else learned)\n"
-"      --reorder-window N   samples behind the newest that count as late/duplicate (default: wrap/2)\n"
-"      --resync-run N       consecutive backward samples that confirm a counter restart (default %u)\n"
-"      --max-latency-ms MS  larger latencies mark the clock unsynchronised (default 500)\n"
+"      --max-streams N      stream table size (%s, default %u); more streams are counted as overflow\n"
+"      --nominal-hz HZ      nominal frequency for smpRate in samples per period (%s, default 50)\n"
+"      --wrap N             smpCnt wraps at N for every stream (%s; 0 = stated, else learned: the\n"
+"                           default)\n"
+"      --reorder-window N   samples behind the newest that count as late/duplicate (%s; 0 = wrap/2:\n"
+"                           the default)\n"
+"      --resync-run N       consecutive backward samples that confirm a counter restart (%s; 0 = %u:\n"
+"                           the default)\n"
+"      --max-latency-ms MS  larger latencies mark the clock unsynchronised (%s; 0 = 500: the default)\n"
 "      --clock-trusted      live: treat the host clock as synchronised even when adjtimex reports it\n"
 "                           unsynchronised (publisher and subscriber share this clock: one host, netns\n"
 "                           tests); latencies are still rejected when negative or over --max-latency-ms;\n"
@@ -104,12 +133,12 @@ static void usage(FILE *f)
 "Application (app):\n"
 "      --app NAME           feed every accepted sample to NAME: overcurrent (ANSI 50, one JSON line per\n"
 "                           trip on stdout; the text summary then goes to stderr), phasor\n"
-"      --pickup A           overcurrent: pickup per phase, primary A RMS (default 1000)\n"
-"      --trip-samples N     overcurrent: consecutive samples over pickup to trip (default: a quarter\n"
-"                           cycle, 20 at 80 samples/cycle)\n"
-"      --dropoff R          overcurrent: reset when every phase is below R x pickup (default 0.95)\n"
+"      --pickup A           overcurrent: pickup per phase, primary A RMS (%s, default 1000)\n"
+"      --trip-samples N     overcurrent: consecutive samples over pickup to trip (%s; 0 = a quarter\n"
+"                           cycle, 20 at 80 samples/cycle: the default)\n"
+"      --dropoff R          overcurrent: reset when every phase is below R x pickup (%s, default 0.95)\n"
 "      --no-block-test      overcurrent: do not block on test quality or simulated samples\n"
-"      --current-lsb A      amperes per LSB of the current channels (default 0.001, 9-2LE)\n"
+"      --current-lsb A      amperes per LSB of the current channels (%s, default 0.001, 9-2LE)\n"
 "Configuration:\n"
 "  -c, --config FILE        YAML configuration (keys: --print-config); command-line options override it\n"
 "      --print-config       print the effective configuration as YAML and exit\n"
@@ -120,7 +149,9 @@ static void usage(FILE *f)
 #else
 		" (not built in: svsub_rx back-ends absent)",
 #endif
-		SVSUB_TRACK_MAX_STREAMS_DEFAULT, SVSUB_TRACK_RESYNC_RUN_DEFAULT);
+		r.duration, r.max_streams, SVSUB_TRACK_MAX_STREAMS_DEFAULT, r.nominal_hz, r.wrap, r.reorder,
+		r.resync, SVSUB_TRACK_RESYNC_RUN_DEFAULT, r.max_latency, r.pickup, r.trip_samples, r.dropoff,
+		r.current_lsb);
 #ifdef SVSUB_HAVE_RX
 	svrx_live_usage(f); /* rx: live receive options, before the exit status and examples */
 #endif
@@ -136,37 +167,6 @@ static void usage(FILE *f)
 "  " PROG " --interface eth1 --backend af_packet --duration 10 --json --write rx.pcapng\n"
 "  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap --app overcurrent --pickup 1000\n"
 "  " PROG " -c configs/sub-overcurrent.yaml --interface eth1 --print-config\n");
-}
-
-/* Strict unsigned parse: decimal or 0x-hex, whole string, within [min, max]. */
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int parse_double(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s || *s == ' ')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !(v >= min && v <= max))
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 enum {
@@ -191,6 +191,42 @@ enum {
 	OPT_CURRENT_LSB,
 	OPT_PRINT_CONFIG,
 };
+
+/* svsub -c FILE: loaded before the options, which override it; the effective configuration is what
+ * --print-config prints. The options below write into it too. */
+static struct svsub_file_config file_cfg;
+static bool cli_source;
+
+/* Options that mirror a key of the configuration table: parsed through the table (svsub_config_set_opt),
+ * so the file, the command line and --help accept the same values, and copied to the options from
+ * file_cfg after the command line (apply_config_keys). */
+static const struct {
+	int opt;
+	const char *key;
+} key_opts[] = {
+	{ OPT_DURATION, "duration" },		{ OPT_MAX_STREAMS, "max_streams" },
+	{ OPT_NOMINAL_HZ, "nominal_hz" },	{ OPT_WRAP, "wrap" },
+	{ OPT_REORDER, "reorder_window" },	{ OPT_RESYNC, "resync_run" },
+	{ OPT_MAX_LATENCY, "max_latency_ms" },	{ OPT_PICKUP, "pickup" },
+	{ OPT_TRIP_SAMPLES, "trip_samples" },	{ OPT_DROPOFF, "dropoff" },
+	{ OPT_CURRENT_LSB, "current_lsb" },
+};
+
+static const char *key_of_opt(int c)
+{
+	for (size_t i = 0; i < sizeof(key_opts) / sizeof(key_opts[0]); i++)
+		if (key_opts[i].opt == c)
+			return key_opts[i].key;
+	return NULL;
+}
+
+static const char *opt_name(const struct option *longopts, int c)
+{
+	for (const struct option *lo = longopts; lo->name; lo++)
+		if (lo->val == c)
+			return lo->name;
+	return "?";
+}
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -228,11 +264,20 @@ static int parse_args(int argc, char **argv, struct opts *o)
 #endif
 		{ 0 },
 	};
-	uint64_t u;
-	double d;
+	char msg[256];
 	int c;
 
 	while ((c = getopt_long(argc, argv, "r:i:w:qvhVc:", longopts, NULL)) != -1) {
+		const char *key = key_of_opt(c);
+
+		if (key) {
+			if (svsub_config_set_opt(&file_cfg, key, optarg, msg, sizeof(msg))) {
+				fprintf(stderr, PROG ": --%s: %s\n", opt_name(longopts, c), msg);
+				return -EINVAL;
+			}
+			o->duration_set |= c == OPT_DURATION;
+			continue;
+		}
 		switch (c) {
 		case 'r':
 			o->read = optarg;
@@ -247,17 +292,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			}
 			o->backend = optarg;
 			break;
-		case OPT_DURATION:
-			if (parse_double(optarg, 0.001, 1e9, &o->duration_s)) {
-				fprintf(stderr, PROG ": --duration: '%s' is not a number of seconds > 0\n", optarg);
-				return -EINVAL;
-			}
-			break;
 		case OPT_JSONL:
-			o->jsonl = true;
+			o->jsonl = o->cli_jsonl = true;
 			break;
 		case OPT_JSON:
-			o->json = true;
+			o->json = o->cli_json = true;
 			break;
 		case 'w':
 			o->write = optarg;
@@ -274,48 +313,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'v':
 			o->verbose = true;
 			break;
-		case OPT_MAX_STREAMS:
-			if (parse_u64(optarg, 1, 1u << 20, &u)) {
-				fprintf(stderr, PROG ": --max-streams: '%s' is not in 1..1048576\n", optarg);
-				return -EINVAL;
-			}
-			o->track.max_streams = (uint32_t)u;
-			break;
-		case OPT_NOMINAL_HZ:
-			if (parse_u64(optarg, 1, 1000, &u)) {
-				fprintf(stderr, PROG ": --nominal-hz: '%s' is not in 1..1000\n", optarg);
-				return -EINVAL;
-			}
-			o->track.nominal_hz = (uint16_t)u;
-			break;
-		case OPT_WRAP:
-			if (parse_u64(optarg, 2, 65536, &u)) {
-				fprintf(stderr, PROG ": --wrap: '%s' is not in 2..65536\n", optarg);
-				return -EINVAL;
-			}
-			o->track.wrap = (uint32_t)u;
-			break;
-		case OPT_REORDER:
-			if (parse_u64(optarg, 1, 65535, &u)) {
-				fprintf(stderr, PROG ": --reorder-window: '%s' is not in 1..65535\n", optarg);
-				return -EINVAL;
-			}
-			o->track.reorder_window = (uint32_t)u;
-			break;
-		case OPT_RESYNC:
-			if (parse_u64(optarg, 2, 65536, &u)) {
-				fprintf(stderr, PROG ": --resync-run: '%s' is not in 2..65536\n", optarg);
-				return -EINVAL;
-			}
-			o->track.resync_run = (uint32_t)u;
-			break;
-		case OPT_MAX_LATENCY:
-			if (parse_double(optarg, 0.001, 999, &d)) {
-				fprintf(stderr, PROG ": --max-latency-ms: '%s' is not in 0.001..999\n", optarg);
-				return -EINVAL;
-			}
-			o->track.max_latency_ns = (int64_t)(d * 1e6);
-			break;
 		case OPT_CLOCK_TRUSTED:
 			o->clock_trusted = true;
 			break;
@@ -326,33 +323,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			}
 			o->app = optarg;
 			break;
-		case OPT_PICKUP:
-			if (parse_double(optarg, 0.001, 1e7, &o->app_params.pickup_a)) {
-				fprintf(stderr, PROG ": --pickup: '%s' is not a current in 0.001..1e7 A\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_TRIP_SAMPLES:
-			if (parse_u64(optarg, 1, 65536, &u)) {
-				fprintf(stderr, PROG ": --trip-samples: '%s' is not in 1..65536\n", optarg);
-				return -EINVAL;
-			}
-			o->app_params.trip_samples = (uint32_t)u;
-			break;
-		case OPT_DROPOFF:
-			if (parse_double(optarg, 0.01, 1, &o->app_params.dropoff_ratio)) {
-				fprintf(stderr, PROG ": --dropoff: '%s' is not in 0.01..1\n", optarg);
-				return -EINVAL;
-			}
-			break;
 		case OPT_NO_BLOCK_TEST:
 			o->app_params.no_block_test = true;
-			break;
-		case OPT_CURRENT_LSB:
-			if (parse_double(optarg, 1e-9, 1e6, &o->app_params.current_lsb_a)) {
-				fprintf(stderr, PROG ": --current-lsb: '%s' is not in 1e-9..1e6\n", optarg);
-				return -EINVAL;
-			}
 			break;
 		case 'c':
 			break; /* loaded before the options (svsub_config_prescan) so that they override it */
@@ -389,7 +361,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, PROG ": give exactly one of --read FILE or --interface IF\nTry '" PROG " --help'.\n");
 		return -EINVAL;
 	}
-	if (o->read && (o->backend || o->duration_s > 0)) {
+	if (o->read && (o->backend || o->duration_set)) {
 		fprintf(stderr, PROG ": --backend and --duration apply to --interface only\n");
 		return -EINVAL;
 	}
@@ -401,11 +373,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 #endif
 	return 0;
 }
-
-/* app: svsub -c FILE. The file is loaded before the options, which override it; the effective
- * configuration is what --print-config prints. */
-static struct svsub_file_config file_cfg;
-static bool cli_source;
 
 static void set_str(char *dst, size_t size, const char *src)
 {
@@ -431,6 +398,11 @@ static int load_config_file(int argc, char **argv, struct opts *o)
 			fprintf(stderr, PROG ": %s: %s\n", path, strerror(-err));
 		return err;
 	}
+	err = svsub_config_check(c, path, cerr.text, sizeof(cerr.text));
+	if (err) {
+		fprintf(stderr, PROG ": %s\n", cerr.text);
+		return err;
+	}
 	/* A source named on the command line replaces the file's. */
 	if (!cli_source) {
 		o->read = c->read[0] ? c->read : NULL;
@@ -446,10 +418,21 @@ static int load_config_file(int argc, char **argv, struct opts *o)
 		fprintf(stderr, PROG ": %s: app: no application '%s' (overcurrent, phasor)\n", path, o->app);
 		return -EINVAL;
 	}
+	o->app_params.no_block_test = !c->block_test;
+	o->clock_trusted = c->clock_trusted;
+	return 0;
+}
+
+/* After the command line: the keys its options share with the file (key_opts), from file_cfg where both
+ * wrote them. */
+static void apply_config_keys(struct opts *o)
+{
+	const struct svsub_file_config *c = &file_cfg;
+
+	o->duration_s = c->duration;
 	o->app_params.pickup_a = c->pickup;
 	o->app_params.trip_samples = c->trip_samples;
 	o->app_params.dropoff_ratio = c->dropoff;
-	o->app_params.no_block_test = !c->block_test;
 	o->app_params.current_lsb_a = c->current_lsb;
 	o->track.nominal_hz = (uint16_t)c->nominal_hz;
 	o->track.wrap = c->wrap;
@@ -457,7 +440,30 @@ static int load_config_file(int argc, char **argv, struct opts *o)
 	o->track.reorder_window = c->reorder_window;
 	o->track.resync_run = c->resync_run;
 	o->track.max_latency_ns = (int64_t)(c->max_latency_ms * 1e6);
-	o->clock_trusted = c->clock_trusted;
+}
+
+/* stdout carries one kind of output that a machine can parse: the summary object (--json), or JSON lines
+ * (--jsonl, an application's events, which may share it). A command-line --json / --jsonl replaces the
+ * file's other one; what is left contradictory is a usage error. */
+static int check_outputs(struct opts *o)
+{
+	if (o->cli_json && !o->cli_jsonl)
+		o->jsonl = false;
+	if (o->cli_jsonl && !o->cli_json)
+		o->json = false;
+	if (o->json && o->jsonl) {
+		fprintf(stderr, PROG ": --json and --jsonl (or json/jsonl: true in the configuration) both write "
+			"stdout: one summary object vs. one object per ASDU, which together do not parse; choose "
+			"one (with --jsonl the text summary goes to stderr)\nTry '" PROG " --help'.\n");
+		return -EINVAL;
+	}
+	if (o->json && o->app) {
+		fprintf(stderr, PROG ": --json and --app %s (or json: true / app: in the configuration) both write "
+			"stdout: the summary object vs. the application's JSON lines; choose one (with --app the "
+			"text summary goes to stderr; --jsonl --app share stdout as JSON lines)\nTry '" PROG
+			" --help'.\n", o->app);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -470,8 +476,6 @@ static int finish_config(struct opts *o)
 
 	if (o->interface && !o->backend)
 		o->backend = svsub_cfg_backend_names[c->backend];
-	if (o->interface && !(o->duration_s > 0))
-		o->duration_s = c->duration;
 	if (!o->print_config)
 		return 0;
 	/* A copy: the options' strings may point into file_cfg. */
@@ -619,6 +623,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	if (parse_args(argc, argv, &o))
 		return EXIT_USAGE;
+	apply_config_keys(&o);
+	if (check_outputs(&o))
+		return EXIT_USAGE;
 	err = finish_config(&o);
 	if (err)
 		return err > 0 ? 0 : EXIT_RUNTIME; /* printed the configuration, or could not */
@@ -706,8 +713,13 @@ int main(int argc, char **argv)
 	if (err) {
 		if (err == -EIO && svsub_proc_output_error(p))
 			fprintf(stderr, PROG ": output failed: %s\n", strerror(EIO));
+#ifdef SVSUB_HAVE_RX
+		else if (o.interface && !live_rx) /* could not open (logged why); the live loop says its own */
+			fprintf(stderr, PROG ": receive failed on %s: %s\n", o.interface, strerror(-err));
+#else
 		else if (o.interface)
 			fprintf(stderr, PROG ": receive failed on %s: %s\n", o.interface, strerror(-err));
+#endif
 		/* a read error was logged by sv_pcap with the file name */
 		ret = EXIT_RUNTIME;
 	}

@@ -100,6 +100,9 @@ static void json_stream(struct sv_json *j, const struct svsub_stream_stats *s)
 	else
 		sv_json_null(j);
 	sv_json_kv_uint(j, "latency_rejected", s->latency_rejected);
+	sv_json_kv_uint(j, "latency_rate_unknown", s->latency_rate_unknown);
+	sv_json_kv_uint(j, "latency_no_sample_time", s->latency_no_sample_time);
+	sv_json_kv_bool(j, "host_clock_unsynchronised", s->host_unsync);
 	if (s->latency_possible)
 		sv_json_kv_bool(j, "clock_synchronised", s->clock_synchronised);
 	else
@@ -202,12 +205,21 @@ int svsub_summary_print(FILE *f, struct svsub_proc *p, bool histograms)
 			sv_stats_summary_format(&sum, buf, sizeof(buf));
 			fprintf(f, "  latency (rx - Ts): %s\n", buf);
 		} else if (s->latency_possible) {
-			fprintf(f, "  latency: clock not synchronised (%" PRIu64 " samples with negative or absurd "
-				"latency)\n", s->latency_rejected);
+			/* say which check failed: the host's own flag, impossible values, or both */
+			fprintf(f, "  latency: not reported, clock not synchronised:%s%s", s->host_unsync ?
+				" the host clock says it is not (adjtimex; --clock-trusted when publisher and "
+				"subscriber share it)" : "", s->host_unsync && s->latency_rejected ? ";" : "");
+			if (s->latency_rejected)
+				fprintf(f, " %" PRIu64 " samples with negative or absurd latency", s->latency_rejected);
+			fputc('\n', f);
 		} else {
 			fprintf(f, "  latency: n/a (smpSynch %u%s)\n", s->smpSynch,
 				s->smpSynch == SV_SMPSYNCH_GLOBAL ? ", sample rate unknown" : ", not globally synchronised");
 		}
+		if (s->latency_possible && (s->latency_rate_unknown || s->latency_no_sample_time))
+			fprintf(f, "  latency: none for %" PRIu64 " samples before the rate was known (smpRate absent, "
+				"smpCnt wrap not learned yet), %" PRIu64 " with smpCnt >= the rate\n",
+				s->latency_rate_unknown, s->latency_no_sample_time);
 		if (histograms && s->interarrival.count) {
 			fprintf(f, "  inter-arrival histogram:\n");
 			sv_stats_print_log2(&s->interarrival, f, 1000, NULL);

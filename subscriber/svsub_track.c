@@ -94,7 +94,8 @@ int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg 
 		t->cfg.max_latency_ns = SVSUB_TRACK_MAX_LATENCY_DEFAULT_NS;
 	if (!t->cfg.ahead_ns)
 		t->cfg.ahead_ns = SV_SAMPLE_AHEAD_NS_DEFAULT;
-	if (t->cfg.max_streams > (1u << 20) || t->cfg.wrap > SMPCNT_SPACE ||
+	/* A wrap of 1 (every smpCnt 0) leaves no position ahead of the head: refused like svsub refuses it. */
+	if (t->cfg.max_streams > (1u << 20) || t->cfg.wrap > SMPCNT_SPACE || t->cfg.wrap == 1 ||
 	    t->cfg.reorder_window > SMPCNT_SPACE || t->cfg.ahead_ns < 0 ||
 	    t->cfg.ahead_ns >= SV_NSEC_PER_SEC || t->cfg.max_latency_ns < 0) {
 		free(t);
@@ -184,7 +185,8 @@ static uint32_t reorder_window(const struct svsub_tracker *t, uint32_t w)
 {
 	uint32_t r = t->cfg.reorder_window ? t->cfg.reorder_window : w / 2;
 
-	return r < w ? r : w - 1;
+	/* At least the next position (d == 1) is ahead: with W = 2, W/2 would make every sample late. */
+	return w < 2 ? 0 : r <= w - 2 ? r : w - 2;
 }
 
 /* Rate of the stream for sample-time arithmetic and outage lengths: stated, else the configured or
@@ -301,23 +303,10 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 					       int64_t t_rx_ns, int lan)
 {
 	struct svsub_stream_stats *s = &st->s;
-	uint32_t w, r, d;
+	uint32_t w, r, d, raw = c;
 
-	if (!st->started) {
-		st->started = true;
-		s->first_smpCnt = (uint16_t)c;
-		if (c >= s->wrap && s->wrap_source == SVSUB_WRAP_STATED) {
-			s->wrap_violations++;
-			s->wrap = SMPCNT_SPACE;
-			s->wrap_source = SVSUB_WRAP_DEFAULT;
-		}
-		st->head = c;
-		st->max_seen = c;
-		st->span = 0;
-		st->head_rx_ns = t_rx_ns;
-		mark_received(st, c, lan);
-		return SVSUB_SAMPLE_IN_ORDER;
-	}
+	/* The head and every position are < W, from the first sample on (a head beyond a configured W made
+	 * W - 1 - head wrap around in the counts). */
 	if (c >= s->wrap) {
 		if (s->wrap_source == SVSUB_WRAP_STATED || s->wrap_source == SVSUB_WRAP_CONFIGURED) {
 			s->wrap_violations++;
@@ -325,11 +314,21 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 				s->wrap = SMPCNT_SPACE;
 				s->wrap_source = SVSUB_WRAP_DEFAULT;
 			}
-		} else {
+		} else if (st->started) {
 			s->wrap = c + 1; /* learned too small: it missed the top values */
 		}
 		if (c >= s->wrap) /* configured wrap contradicted: judge in the full space */
 			c %= s->wrap;
+	}
+	if (!st->started) {
+		st->started = true;
+		s->first_smpCnt = (uint16_t)raw;
+		st->head = c;
+		st->max_seen = c;
+		st->span = 0;
+		st->head_rx_ns = t_rx_ns;
+		mark_received(st, c, lan);
+		return SVSUB_SAMPLE_IN_ORDER;
 	}
 	w = s->wrap;
 	r = reorder_window(t, w);
@@ -387,7 +386,8 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 			return verdict; /* a repeat of the head: not a restart candidate */
 	} else {
 		s->c.reordered++;
-		taken = b <= st->span; /* the head passed it: it was counted lost */
+		/* the head passed it: it was counted lost (never below 0, whatever the window's history) */
+		taken = b <= st->span && s->c.lost;
 		if (taken)
 			s->c.lost--;
 		mark_received(st, c, lan);
@@ -444,14 +444,21 @@ static void stream_latency(struct svsub_tracker *t, struct stream *st, uint32_t 
 	struct sv_sample_time ts;
 	uint32_t rate = stream_rate(st);
 
-	if (s->smpSynch != SV_SMPSYNCH_GLOBAL || !rate || c >= rate)
+	if (s->smpSynch != SV_SMPSYNCH_GLOBAL)
 		return;
-	if (sv_sample_align(t_rx_ns, c, rate, t->cfg.ahead_ns, &ts))
+	if (!rate) {
+		s->latency_rate_unknown++;
 		return;
+	}
+	if (c >= rate || sv_sample_align(t_rx_ns, c, rate, t->cfg.ahead_ns, &ts)) {
+		s->latency_no_sample_time++;
+		return;
+	}
 	if (!s->latency_possible) {
 		s->latency_possible = true;
 		s->clock_synchronised = !t->cfg.host_unsync;
 	}
+	s->host_unsync |= t->cfg.host_unsync;
 	if (ts.latency_ns < 0 || ts.latency_ns > t->cfg.max_latency_ns) {
 		s->latency_rejected++;
 		if (ts.latency_ns < s->latency_rejected_min)

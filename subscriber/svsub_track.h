@@ -54,8 +54,9 @@
  * t_rx is on a synchronised TAI/UTC clock; the tracker checks what it can: a negative latency, or one
  * above cfg.max_latency_ns (default 500 ms: larger values alias a receiver clock ahead of the publisher
  * by less than a second), is counted in latency_rejected and marks the stream's clock as not
- * synchronised (clock_synchronised = false); so does cfg.host_unsync (adjtimex STA_UNSYNC). Rejected
- * samples do not enter the histogram.
+ * synchronised (clock_synchronised = false); so does cfg.host_unsync (adjtimex STA_UNSYNC; host_unsync
+ * says it was that). Rejected samples do not enter the histogram. Samples of a smpSynch 2 stream that get
+ * no latency at all are counted by why: latency_rate_unknown (rate not known yet), latency_no_sample_time.
  *
  * Not thread-safe: one tracker per receive thread.
  */
@@ -147,6 +148,11 @@ struct svsub_stream_stats {
 	bool latency_possible;	      /* some sample had smpSynch 2 and a known rate */
 	bool clock_synchronised;      /* latency_possible and no sanity check failed */
 	uint64_t latency_rejected;    /* negative or above max_latency_ns */
+	uint64_t latency_rate_unknown; /* smpSynch 2 samples without a latency: the rate was not known yet
+					* (smpRate absent and the smpCnt wrap not learned yet) */
+	uint64_t latency_no_sample_time; /* smpSynch 2 samples whose smpCnt is >= the rate: no sample time */
+	bool host_unsync;	      /* latencies computed while cfg.host_unsync said the host clock is not
+				       * synchronised (one reason for clock_synchronised = false) */
 	int64_t latency_rejected_min; /* most negative rejected (0 if none) */
 	int64_t latency_rejected_max; /* largest rejected (0 if none) */
 	struct sv_stats latency;      /* t_rx - Ts, ns, accepted samples */

@@ -118,7 +118,8 @@ static size_t splice(uint8_t *f, size_t len, const struct sv_view *v, size_t off
 	size_t sv = v->sv_offset, asdu = v->asdu[0].offset;
 
 	memmove(f + off + nins, f + off + del, len - off - del);
-	memcpy(f + off, ins, nins);
+	if (nins) /* ins may be NULL for a pure deletion */
+		memcpy(f + off, ins, nins);
 	sv_put_be16(f + sv + 2, (uint16_t)(sv_be16(f + sv + 2) + d));
 	f[sv + 9] = (uint8_t)(f[sv + 9] + d);		/* savPdu length (short form) */
 	if (levels == 3) {

@@ -352,7 +352,7 @@ def t_cli():
     out = svsub("--read", z1)
     check("AA1J1Q01A1MU0102" in out and "12000 frames" in out, "bundled capture summary: %r" % out[:200])
     # usage errors: exit 2
-    for args in ([], ["--read"], ["--read", z1, "--wrap", "0"], ["--read", z1, "--wrap", "12x"],
+    for args in ([], ["--read"], ["--read", z1, "--wrap", "1"], ["--read", z1, "--wrap", "12x"],
                  ["--read", z1, "--interface", "lo"], ["--read", z1, "extra"], ["--bogus"]):
         svsub(*args, rc=2)
     # unreadable: exit 1, with the file named

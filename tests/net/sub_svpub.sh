@@ -86,7 +86,7 @@ bound = 50_000_000 + lag
 lat_p50 = []
 for s in streams:
     p = sent.get(s["appid"])
-    need(p is not None and p["svid"] == s["svID"], f'{s["svID"]}: not a stream svpub sent')
+    need(p is not None and p["svID"] == s["svID"], f'{s["svID"]}: not a stream svpub sent')
     n = p["frames"] if p else -1
     need(s["frames"] == n and s["samples"] == n, f'{s["svID"]}: {s["frames"]} frames/{s["samples"]} samples, sent {n}')
     for k in ("lost", "duplicates", "out_of_order", "confrev_changes", "simulated", "errors"):

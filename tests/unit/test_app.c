@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -386,6 +387,80 @@ static void test_registry_and_config(void **state)
 	assert_true(src);
 }
 
+/* One source for the ranges: a value is accepted on the command line (svsub_config_set_opt) exactly when it
+ * is accepted in a file (load + svsub_config_check), and --help / the messages name the same range. */
+static const struct range_case {
+	const char *key, *value;
+	bool ok;
+} range_cases[] = {
+	{ "wrap", "0", true },		   { "wrap", "1", false },	     { "wrap", "2", true },
+	{ "wrap", "65536", true },	   { "wrap", "65537", false },	     { "wrap", "-1", false },
+	{ "resync_run", "0", true },	   { "resync_run", "1", false },     { "resync_run", "2", true },
+	{ "reorder_window", "0", true },   { "reorder_window", "65536", false },
+	{ "duration", "0", true },	   { "duration", "0.5", true },	     { "duration", "-1", false },
+	{ "max_latency_ms", "0", true },   { "max_latency_ms", "1000", false },
+	{ "trip_samples", "0", true },	   { "max_streams", "0", false },    { "nominal_hz", "1001", false },
+};
+
+static void test_config_ranges_one_source(void **state)
+{
+	char path[] = "/tmp/test_app_cfg_XXXXXX", msg[256], range[64];
+	struct svsub_file_config c;
+	struct sv_cfg_error err;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	for (size_t i = 0; i < sizeof(range_cases) / sizeof(range_cases[0]); i++) {
+		const struct range_case *tc = &range_cases[i];
+		FILE *f = fopen(path, "w");
+		int file_rc;
+
+		print_message("%s: %s\n", tc->key, tc->value);
+		assert_non_null(f);
+		fprintf(f, "nominal_hz: 60\n%s: %s\n", tc->key, tc->value);
+		fclose(f);
+		assert_int_equal(svsub_config_init(&c), 0);
+		assert_int_equal(svsub_config_set_opt(&c, tc->key, tc->value, msg, sizeof(msg)) == 0, tc->ok);
+		assert_int_equal(svsub_config_init(&c), 0);
+		file_rc = sv_config_load_file(svsub_config_table, &c, path, &err);
+		if (!file_rc)
+			file_rc = svsub_config_check(&c, path, err.text, sizeof(err.text));
+		assert_int_equal(file_rc == 0, tc->ok);
+		if (!tc->ok)
+			assert_non_null(strstr(err.text, ":2:")); /* file:line:column of the value */
+	}
+
+	/* the hole at 1, said the same way everywhere */
+	assert_int_equal(svsub_config_range("wrap", range, sizeof(range)), 0);
+	assert_string_equal(range, "0 or 2..65536");
+	assert_int_equal(svsub_config_range("resync_run", range, sizeof(range)), 0);
+	assert_string_equal(range, "0 or 2..65536");
+	assert_int_equal(svsub_config_range("max_streams", range, sizeof(range)), 0);
+	assert_string_equal(range, "1..1048576");
+	assert_int_equal(svsub_config_range("nope", range, sizeof(range)), -ENOENT);
+	assert_int_equal(svsub_config_init(&c), 0);
+	c.wrap = 7;
+	assert_int_equal(svsub_config_set_opt(&c, "wrap", "1", msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "1 is out of range 0 or 2..65536");
+	assert_int_equal(c.wrap, 7); /* unchanged on error */
+	assert_int_equal(svsub_config_set_opt(&c, "wrap", "4800", msg, sizeof(msg)), 0);
+	assert_int_equal(c.wrap, 4800);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fprintf(f, "# comment\nwrap:   1\n");
+	fclose(f);
+	assert_int_equal(svsub_config_init(&c), 0);
+	assert_int_equal(sv_config_load_file(svsub_config_table, &c, path, &err), 0);
+	assert_int_equal(svsub_config_check(&c, path, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(strncmp(msg, path, strlen(path)), 0);
+	assert_string_equal(msg + strlen(path), ":2:9: wrap: 1 is out of range 0 or 2..65536");
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_oc_reset_and_retrip),
 		cmocka_unit_test(test_oc_gap_restarts_window),
 		cmocka_unit_test(test_registry_and_config),
+		cmocka_unit_test(test_config_ranges_one_source),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

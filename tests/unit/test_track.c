@@ -73,6 +73,14 @@ static const struct seq_case seq_cases[] = {
 	{ "wrap 65536", 0, 0, 0, { 65534, 65535, 0, 1, END }, 0, 0, 0, 0, 65536, SVSUB_WRAP_DEFAULT },
 	{ "gap across wrap 65536", 0, 0, 0, { 65534, 1, 2, END }, 2, 0, 0, 0, 65536, SVSUB_WRAP_DEFAULT },
 	{ "configured wrap 1000", 0, 0, 1000, { 998, 999, 0, 3, END }, 2, 0, 0, 0, 1000, SVSUB_WRAP_CONFIGURED },
+	/* the smallest wrap: the next position is ahead, not behind (W/2 = 1 made every sample late) */
+	{ "configured wrap 2", 0, 0, 2, { 0, 1, 0, 1, 1, 0, 0, END }, 0, 2, 0, 0, 2, SVSUB_WRAP_CONFIGURED },
+	/* a configured wrap below the first smpCnt: judged modulo W from the first sample on (the head
+	 * used to stay at 280, and W - 1 - head wrapped the lost count around to 2^64 - 1) */
+	{ "configured wrap 2 below the counter", 0, 0, 2, { 280, 281, 282, 283, 284, END }, 0, 0, 0, 0, 2,
+	  SVSUB_WRAP_CONFIGURED },
+	{ "configured wrap 5 below the counter, a gap", 0, 0, 5, { 280, 281, 283, 284, END }, 1, 0, 0, 0, 5,
+	  SVSUB_WRAP_CONFIGURED },
 	{ "duplicates", 0, 0, 0, { 1, 2, 3, 3, 2, 4, END }, 0, 2, 0, 0, 65536, SVSUB_WRAP_DEFAULT },
 	{ "swap of two", 0, 0, 0, { 1, 2, 4, 3, 5, END }, 0, 0, 1, 0, 65536, SVSUB_WRAP_DEFAULT },
 	{ "late then its duplicate", 0, 0, 0, { 1, 2, 4, 3, 3, 5, END }, 0, 1, 1, 0, 65536, SVSUB_WRAP_DEFAULT },
@@ -509,6 +517,23 @@ static void test_latency_conditions(void **state)
 	assert_int_equal(s->wrap, 4800);
 	assert_true(res.has_latency);
 	assert_true(res.latency_ns > 1199000 && res.latency_ns < 1201000);
+	/* the samples before the wrap was learned have no latency, and are counted as such: 10 before the
+	 * wrap, the first 7 of the restart run (the 8th confirms it and has a rate), none after */
+	assert_int_equal(s->latency_rate_unknown + s->latency.count, s->c.samples);
+	assert_int_equal(s->latency_rate_unknown, 17);
+	assert_int_equal(s->latency_no_sample_time, 0);
+	assert_false(s->host_unsync);
+	svsub_track_destroy(t);
+
+	/* the reason is recorded when the host clock is what made the stream unsynchronised */
+	assert_int_equal(svsub_track_create(&t, &cfg), 0);
+	fb_init(&f, 10);
+	fb_rate(&f, 80);
+	f.v.asdu[0].smpSynch = SV_SMPSYNCH_GLOBAL;
+	svsub_track_frame(t, &f.v, SEC(5) + 3000000, &res);
+	s = svsub_track_stream(t, 0);
+	assert_true(s->host_unsync);
+	assert_int_equal(s->latency_rejected, 0);
 	svsub_track_destroy(t);
 }
 
@@ -580,12 +605,44 @@ static void test_random_streams(void **state)
 	}
 }
 
+/* Whatever the smpCnt sequence and a small configured wrap, the counters stay sane: lost never wraps below
+ * zero (u64), and every sample is accounted once. */
+static void test_small_wraps_no_underflow(void **state)
+{
+	(void)state;
+	for (uint32_t w = 2; w <= 9; w++) {
+		for (uint64_t seed = 1; seed <= 4; seed++) {
+			struct svsub_track_cfg cfg = { .wrap = w };
+			struct svsub_tracker *t;
+			struct fb f;
+
+			rng_state = seed * 0x9E3779B97F4A7C15ull + w;
+			assert_int_equal(svsub_track_create(&t, &cfg), 0);
+			for (unsigned i = 0; i < 4000; i++) {
+				/* mostly counting up from a counter far above W, with jumps, repeats and steps back */
+				uint32_t r = rnd() % 16, c = 280 + i + (r == 0 ? rnd() % 7 : 0) - (r == 1 ? rnd() % 5 : 0);
+
+				fb_init(&f, (uint16_t)c);
+				svsub_track_frame(t, &f.v, SEC(10) + (int64_t)i * NS_250US, NULL);
+			}
+			const struct svsub_stream_stats *s = svsub_track_stream(t, 0);
+
+			assert_true(s->c.lost < 4000u * w);
+			assert_int_equal(s->c.samples, 4000);
+			assert_true(s->c.duplicate + s->c.reordered <= s->c.samples);
+			svsub_track_destroy(t);
+		}
+	}
+}
+
 static void test_bad_config(void **state)
 {
 	struct svsub_tracker *t;
 	struct svsub_track_cfg cfg = { .wrap = 70000 };
 
 	(void)state;
+	assert_int_equal(svsub_track_create(&t, &cfg), -EINVAL);
+	cfg.wrap = 1; /* every smpCnt 0: svsub refuses it too (svapp_config.c) */
 	assert_int_equal(svsub_track_create(&t, &cfg), -EINVAL);
 	cfg.wrap = 0;
 	cfg.ahead_ns = SV_NSEC_PER_SEC;
@@ -605,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_latency_conditions),
 		cmocka_unit_test(test_random_streams),
+		cmocka_unit_test(test_small_wraps_no_underflow),
 		cmocka_unit_test(test_bad_config),
 	};
 
