@@ -90,8 +90,8 @@ static void usage(FILE *f)
 	svsub_config_range("dropoff", r.dropoff, sizeof(r.dropoff));
 	svsub_config_range("current_lsb", r.current_lsb, sizeof(r.current_lsb));
 	fprintf(f,
-"Usage: " PROG " --read FILE [--jsonl | --json | --app NAME] [options]\n"
-"       " PROG " --interface IF [--backend af_xdp|af_packet] [--duration S] [--jsonl | --json | --app NAME]\n"
+"Usage: " PROG " --read FILE [--jsonl] [--json] [--app NAME] [options]\n"
+"       " PROG " --interface IF [--backend af_xdp|af_packet] [--duration S] [--jsonl] [--json] [--app NAME]\n"
 "                [options]\n"
 "\n"
 "Decodes IEC 61850-9-2 Sampled Values (EtherType 0x88BA, with or without 802.1Q tag) strictly, tracks every\n"
@@ -108,9 +108,8 @@ static void usage(FILE *f)
 "Outputs:\n"
 "      --jsonl              one JSON object per ASDU on stdout (malformed frames: {frame, error, offset});\n"
 "                           the text summary then goes to stderr\n"
-"      --json               the final summary as one JSON object on stdout (stdout carries one kind of\n"
-"                           output: --json, --jsonl and --app exclude each other, except --jsonl --app:\n"
-"                           both are JSON lines)\n"
+"      --json               the final summary as one JSON object on stdout (with --jsonl or --app,\n"
+"                           whose JSON lines share stdout: one more line among them)\n"
 "  -w, --write FILE         save the SV frames with their receive time (.pcapng: pcapng, else pcap, ns)\n"
 "      --record FILE        per-sample records for svreport: T3 (receive) and, with --app, T4 (application)\n"
 "      --histograms         add inter-arrival and latency histograms to the text summary\n"
@@ -443,27 +442,15 @@ static void apply_config_keys(struct opts *o)
 }
 
 /* stdout carries one kind of output that a machine can parse: the summary object (--json), or JSON lines
- * (--jsonl, an application's events, which may share it). A command-line --json / --jsonl replaces the
- * file's other one; what is left contradictory is a usage error. */
+ * (--jsonl, an application's events); with both, the summary is one more line (compact) among them,
+ * so stdout stays JSON lines (a service with --json and an app in its file still starts). A command-line
+ * --json / --jsonl replaces the file's other one. */
 static int check_outputs(struct opts *o)
 {
 	if (o->cli_json && !o->cli_jsonl)
 		o->jsonl = false;
 	if (o->cli_jsonl && !o->cli_json)
 		o->json = false;
-	if (o->json && o->jsonl) {
-		fprintf(stderr, PROG ": --json and --jsonl (or json/jsonl: true in the configuration) both write "
-			"stdout: one summary object vs. one object per ASDU, which together do not parse; choose "
-			"one (with --jsonl the text summary goes to stderr)\nTry '" PROG " --help'.\n");
-		return -EINVAL;
-	}
-	if (o->json && o->app) {
-		fprintf(stderr, PROG ": --json and --app %s (or json: true / app: in the configuration) both write "
-			"stdout: the summary object vs. the application's JSON lines; choose one (with --app the "
-			"text summary goes to stderr; --jsonl --app share stdout as JSON lines)\nTry '" PROG
-			" --help'.\n", o->app);
-		return -EINVAL;
-	}
 	return 0;
 }
 
@@ -567,7 +554,7 @@ static int print_json_summary(const struct opts *o, struct svsub_proc *p, struct
 {
 	struct sv_json j;
 
-	sv_json_init(&j, stdout, SV_JSON_PRETTY);
+	sv_json_init(&j, stdout, o->jsonl || o->app ? 0 : SV_JSON_PRETTY); /* among JSON lines: one line */
 	sv_json_object_begin(&j);
 	sv_json_key(&j, "source");
 	sv_json_object_begin(&j);
