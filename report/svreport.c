@@ -21,7 +21,8 @@ static void usage(FILE *f)
 "Joins the records of svpub (T0), svtrace (T1, T2a, T2b) and each svsub (T3, T4) per frame on\n"
 "(svID, TAI second, smpCnt) and reports, per hop of the SEAPATH latency model and end to end, per\n"
 "guest and per stream: count, lost, min/p50/p99/p99.9/p99.99/max, pacing, the tracer's why-late list,\n"
-"and PASS/FAIL against latency budgets (UNSYNCHRONISED when the clocks cannot be trusted).\n"
+"and PASS/FAIL against latency budgets (UNSYNCHRONISED when the clocks cannot be trusted, NONE when\n"
+"nothing could be checked). A guest that received nothing while frames were lost toward it FAILs.\n"
 "\n"
 "  -b, --budgets FILE      YAML budgets (default: max of T0-T4 250us, of T1-T2b 100us, of T3-T4 100us)\n"
 "  -H, --html FILE         write one self-contained HTML report with SVG plots\n"
@@ -36,12 +37,13 @@ static void usage(FILE *f)
 "      --max-frames N      frames held in the window at most (default 4194304)\n"
 "      --exact-limit N     per-frame values kept for exact percentiles (default 33554432)\n"
 "  -q, --quiet             no terminal summary\n"
-"      --verdict-exit      exit 0 PASS, 3 FAIL, 4 UNSYNCHRONISED instead of 0 whatever the verdict\n"
+"      --verdict-exit      exit 0 PASS or NONE, 3 FAIL, 4 UNSYNCHRONISED instead of 0 whatever the verdict\n"
 "  -h, --help              this text\n"
 "  -V, --version           version\n"
 "\n"
-"Exit status: 0 report written (whatever the verdict), 1 a file could not be read, 2 usage error.\n"
-"With --verdict-exit the status is 0 PASS, 3 FAIL, 4 UNSYNCHRONISED.\n"
+"Exit status: 0 report written (whatever the verdict), 1 a file could not be read, 2 usage error (also:\n"
+"the same record given twice, or two runs' records under one guest name).\n"
+"With --verdict-exit the status is 0 PASS or NONE (nothing to check), 3 FAIL, 4 UNSYNCHRONISED.\n"
 "\n"
 "EXAMPLES\n"
 "  # The lab's records, one HTML and one JSON report\n"
@@ -224,18 +226,23 @@ int main(int argc, char **argv)
 		const char *eq = strchr(guests[i], '=');
 
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - guests[i]), guests[i]);
-		if (svr_add_file(r, eq + 1, name)) {
+		err = svr_add_file(r, eq + 1, name);
+		if (err) {
 			fprintf(stderr, "svreport: %s\n", svr_file(r, svr_nfiles(r) - 1) ?
 							       svr_file(r, svr_nfiles(r) - 1)->errmsg : "too many files");
+			ret = err == -EEXIST ? 2 : 1;
 			goto out;
 		}
 	}
-	for (int i = optind; i < argc; i++)
-		if (svr_add_file(r, argv[i], NULL)) {
+	for (int i = optind; i < argc; i++) {
+		err = svr_add_file(r, argv[i], NULL);
+		if (err) {
 			fprintf(stderr, "svreport: %s\n", svr_file(r, svr_nfiles(r) - 1) ?
 							       svr_file(r, svr_nfiles(r) - 1)->errmsg : "too many files");
+			ret = err == -EEXIST ? 2 : 1;
 			goto out;
 		}
+	}
 	if (csv_path) {
 		csv = fopen(csv_path, "we");
 		if (!csv) {
@@ -275,7 +282,7 @@ int main(int argc, char **argv)
 	csv = NULL;
 	ret = err ? 1 : 0;
 	if (!ret && verdict_exit)
-		ret = ev.verdict == SVR_PASS ? 0 : ev.verdict == SVR_FAIL ? 3 : 4;
+		ret = ev.verdict == SVR_PASS || ev.verdict == SVR_NONE ? 0 : ev.verdict == SVR_FAIL ? 3 : 4;
 out:
 	if (csv)
 		fclose(csv);

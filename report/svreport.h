@@ -87,6 +87,9 @@ struct svr_late {
 	uint32_t cause;
 	char feeder_comm[16];
 	char holder_comm[16];
+	bool has_hop;			/* hop_ns known: the frame was joined at hop_from and point */
+	uint8_t hop_from;		/* the nearest earlier point seen (T1 at the earliest) */
+	int64_t hop_ns;			/* latency of hop_from -> point of that frame (svtrace's hop_ns) */
 };
 
 struct svr_holder {
@@ -191,6 +194,7 @@ struct svr_hop {
 	uint64_t lost;
 	uint64_t missing;
 	bool from_summaries;		/* per-second summaries, no per-frame records */
+	bool cross_host;		/* its two points are recorded on different hosts (svr_hop_cross_host) */
 	struct sv_stats_summary lat;	/* exact when lat.exact */
 	const struct svr_series *series;
 };
@@ -207,6 +211,16 @@ extern const uint8_t svr_compare_hops[SVR_NCOMPARE][2];
 /* Computes one hop result. Returns 0, or -ENODATA when the hop has no data at all. */
 int svr_hop_get(struct svr *r, unsigned from, unsigned to, int guest, int stream, struct svr_hop *out);
 
+/* True when the records of @from and those of @to come from different hosts (Ts counts as T0's host), so
+ * the hop compares two clocks: not a measurement when the clocks are not synchronised. */
+bool svr_hop_cross_host(const struct svr *r, unsigned from, unsigned to, int guest);
+/* True when guest @g saw no frame at any of its points while frames were lost toward it (*@lost of them):
+ * a port declared by the tracer whose link is down, a subscriber that received nothing. */
+bool svr_guest_silent(const struct svr *r, unsigned g, uint64_t *lost);
+/* Warnings about the set of files (e.g. two that never recorded at the same time), for every output. */
+unsigned svr_nwarnings(const struct svr *r);
+const char *svr_warning(const struct svr *r, unsigned i);
+
 /* Time bins of the all-streams series (from, to, guest); NULL when none. *n bins of width *width_s
  * seconds starting at TAI second *first_sec. */
 const struct svr_bin *svr_hop_bins(const struct svr *r, unsigned from, unsigned to, int guest,
@@ -221,6 +235,8 @@ const struct svr_holder *svr_holder_get(const struct svr *r, unsigned i);
 /* What to call a holder: its name; without one, pid 0 means the idle task had the CPU or no switch
  * was seen ("(idle or not seen)"), another pid "(unknown)". */
 const char *svr_holder_label(const char *comm, uint32_t pid);
+/* A scheduling policy as svtrace spells it: "SCHED_OTHER", "SCHED_FIFO", ...; "unknown". */
+const char *svr_policy_name(unsigned policy);
 /* A late frame nobody's run delayed: no holder named (the feeder's CPU idle, or no switch seen). */
 static inline bool svr_late_unheld(const struct svr_late *l)
 {
@@ -232,7 +248,10 @@ const struct svr_drop *svr_drop_get(const struct svr *r, unsigned i);
 /* Counters of the run as a whole. */
 struct svr_totals {
 	uint64_t events, summaries, hists, threads, drops;
-	uint64_t not_joinable;		/* events without a usable key (not synchronised, unknown stream) */
+	uint64_t not_joinable;		/* events without a usable key (not synchronised, unknown stream): never
+					 * counted as lost, their time is excluded from their file's loss count */
+	uint64_t rekeyed;		/* events without a key given one from the stream's rate (learned later
+					 * or from another file), then joined */
 	uint64_t later_asdus;		/* per-sample events of ASDUs > 0 (frames are joined on the first) */
 	uint64_t too_late;		/* arrived after their frame left the window */
 	uint64_t window_full;		/* frames evicted early because the window was full */
@@ -279,12 +298,14 @@ void svr_budgets_default(struct svr_budgets *b);
 /* Loads @path (YAML). Returns 0, or -errno / -EINVAL with @errbuf "file:line:column: path: msg". */
 int svr_budgets_load(struct svr_budgets *b, const char *path, char *errbuf, size_t errlen);
 
-enum svr_verdict { SVR_PASS, SVR_FAIL, SVR_UNSYNCHRONISED };
+/* NONE: nothing could be checked (no budget's hop in the records, no silent guest): not a failure. */
+enum svr_verdict { SVR_PASS, SVR_FAIL, SVR_UNSYNCHRONISED, SVR_NONE };
 const char *svr_verdict_name(enum svr_verdict v);
 
 struct svr_budget_result {
 	int guest;			/* per guest evaluated */
 	bool evaluated;			/* the hop had data */
+	bool unsync;			/* not evaluated: a cross-host hop while the clocks are not synchronised */
 	bool pass;
 	int64_t value;
 	bool exact;
@@ -292,7 +313,8 @@ struct svr_budget_result {
 };
 struct svr_eval {
 	enum svr_verdict verdict;
-	unsigned evaluated, failed;
+	unsigned evaluated, failed, unsync;
+	unsigned silent;		/* guests that received nothing while frames were lost toward them */
 	struct svr_budget_result res[SVR_MAX_BUDGETS][SVR_MAX_GUESTS + 1];
 	unsigned nres[SVR_MAX_BUDGETS];
 	struct svr_clock clock;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Latency budgets (YAML through the shared sv_config table, errors with file:line:column) and the
- * verdict: UNSYNCHRONISED when the clock check fails (a latency across clocks that disagree is not a
- * measurement, so it can neither pass nor fail), else FAIL when a budget is exceeded or none could be
- * evaluated, else PASS.
+ * verdict. A latency across clocks that disagree is not a measurement, so it can neither pass nor fail:
+ * with one host whose records fail the clock check, nothing is evaluated; with several hosts, the hops
+ * between two hosts are not evaluated and the hops within one host are. Then: FAIL when a budget is
+ * exceeded or a guest received nothing while frames were lost toward it; else UNSYNCHRONISED when the
+ * clock check failed; else NONE when nothing could be checked; else PASS.
  *
  *	budgets:
  *	  - hop: T0-T4        # any two points in order: Ts T0 T1 T2a T2b T3 T4
@@ -45,6 +47,8 @@ const char *svr_verdict_name(enum svr_verdict v)
 		return "FAIL";
 	case SVR_UNSYNCHRONISED:
 		return "UNSYNCHRONISED";
+	case SVR_NONE:
+		return "NONE";
 	}
 	return "FAIL";
 }
@@ -152,8 +156,14 @@ static int64_t stat_value(const struct svr_hop *h, unsigned stat, int64_t *err)
 
 void svr_evaluate(struct svr *r, const struct svr_budgets *b, struct svr_eval *e)
 {
+	bool trust_none, trust_local;
+	uint64_t lost;
+	int len;
+
 	memset(e, 0, sizeof(*e));
 	svr_clock_check(r, &e->clock);
+	trust_none = !e->clock.ok && e->clock.single_host;
+	trust_local = !e->clock.ok && !e->clock.single_host;
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct svr_budget *bu = &b->b[i];
 		bool shared = bu->to <= SV_POINT_T1;
@@ -171,6 +181,11 @@ void svr_evaluate(struct svr *r, const struct svr_budgets *b, struct svr_eval *e
 			e->nres[i]++;
 			if (svr_hop_get(r, bu->from, bu->to, guest, -1, &h) || (!h.count && bu->stat != SVR_STAT_LOST))
 				continue;
+			if (trust_none || (trust_local && h.cross_host && bu->stat != SVR_STAT_LOST)) {
+				res->unsync = true;
+				e->unsync++;
+				continue;
+			}
 			res->evaluated = true;
 			res->value = stat_value(&h, bu->stat, &res->err);
 			res->exact = h.lat.exact || bu->stat == SVR_STAT_LOST || bu->stat == SVR_STAT_MIN ||
@@ -181,15 +196,27 @@ void svr_evaluate(struct svr *r, const struct svr_budgets *b, struct svr_eval *e
 				e->failed++;
 		}
 	}
-	if (!e->clock.ok) {
+	for (unsigned g = 0; g < svr_nguests(r); g++)
+		if (svr_guest_silent(r, g, &lost))
+			e->silent++;
+	if (e->failed || e->silent) {
+		e->verdict = SVR_FAIL;
+		len = 0;
+		if (e->failed)
+			len = snprintf(e->why, sizeof(e->why), "%u of %u budget checks exceeded", e->failed,
+				       e->evaluated);
+		for (unsigned g = 0; g < svr_nguests(r) && len >= 0 && (size_t)len < sizeof(e->why); g++)
+			if (svr_guest_silent(r, g, &lost))
+				len += snprintf(e->why + len, sizeof(e->why) - (size_t)len,
+						"%sguest %s received none of its frames (%" PRIu64 " lost)",
+						len ? "; " : "", svr_guest_name(r, g), lost);
+	} else if (!e->clock.ok) {
 		e->verdict = SVR_UNSYNCHRONISED;
 		snprintf(e->why, sizeof(e->why), "clock check failed: %s", e->clock.reasons[0]);
-	} else if (e->failed) {
-		e->verdict = SVR_FAIL;
-		snprintf(e->why, sizeof(e->why), "%u of %u budget checks exceeded", e->failed, e->evaluated);
 	} else if (!e->evaluated) {
-		e->verdict = SVR_FAIL;
-		snprintf(e->why, sizeof(e->why), "no budget could be evaluated: the records lack the hops they name");
+		e->verdict = SVR_NONE;
+		snprintf(e->why, sizeof(e->why), "no verdict: nothing to check (the records lack the hops the "
+			 "budgets name)");
 	} else {
 		e->verdict = SVR_PASS;
 		snprintf(e->why, sizeof(e->why), "%u budget checks within their limits", e->evaluated);

@@ -647,7 +647,7 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 	      "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\n"
 	      "td:nth-child(-n+3),th:nth-child(-n+3){text-align:left}\n"
 	      ".PASS{color:#fff;background:#2a2}.FAIL{color:#fff;background:#c22}"
-	      ".UNSYNCHRONISED{color:#000;background:#fc3}\n"
+	      ".UNSYNCHRONISED{color:#000;background:#fc3}.NONE{color:#000;background:#ccc}\n"
 	      ".verdict{display:inline-block;padding:.3em .8em;font-size:1.4em;font-weight:bold}\n"
 	      ".bad{color:#c22;font-weight:bold}\nfigure{margin:1em 0}figcaption{font-weight:bold;margin:.3em 0}\n"
 	      "svg{display:block;border:1px solid #eee}\n</style></head><body>\n",
@@ -811,7 +811,7 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 			if (svr_late_unheld(l))
 				fputs("</td><td>-</td></tr>\n", f);
 			else
-				fprintf(f, " (%u)</td><td>%u/%u</td></tr>\n", l->holder_pid, l->holder_policy,
+				fprintf(f, " (%u)</td><td>%s/%u</td></tr>\n", l->holder_pid, svr_policy_name(l->holder_policy),
 					l->holder_prio);
 		}
 		fputs("</table>\n", f);

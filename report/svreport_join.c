@@ -5,8 +5,10 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sv_clock.h"
 #include "svreport.h"
@@ -17,6 +19,9 @@
 #define NPAIRS 21			/* a < b among the 7 points */
 #define ENT_PLACEHOLDER 1u		/* a frame nobody saw yet (gap in the sample sequence) */
 #define ENT_SKIPPED 2u			/* the publisher skipped it: never sent */
+#define ENT_LATE 4u			/* a THREAD record names it: the why-late list wants its hop latency */
+#define PEND_MAX 65536u			/* unkeyed events held until their stream's rate is known */
+#define UNKEYED_MAX 4			/* per file: intervals with events that could not be keyed */
 
 struct jent {
 	uint64_t key;
@@ -34,9 +39,26 @@ struct fileio {
 	struct sv_rec rec;
 	int64_t t;			/* time of rec (TAI ns) */
 	int64_t last_t, first_t;
+	int64_t first_ev_t, last_ev_t;	/* first and last event's time (INT64_MAX, INT64_MIN none) */
 	int64_t end_rec_t;		/* END record's time, INT64_MIN none */
 	int file_guest;			/* -2 unresolved, -1 none */
 	int16_t gcache[64];		/* event.guest -> guest index, -2 unresolved */
+	uint64_t run_id;
+	uint32_t part;
+	dev_t dev;
+	ino_t ino;
+	unsigned host_id;		/* index of its host among the files' hosts */
+	/* TAI intervals where this file had events without a usable key: the frames they stand for were
+	 * received, so no loss is counted there against this file's points */
+	int64_t unkeyed[UNKEYED_MAX][2];
+	unsigned nunkeyed;
+};
+
+/* An unkeyed event waiting for its stream's rate (9-2LE: svsub learns it from the smpCnt wrap). */
+struct pend {
+	struct sv_rec_event ev;
+	int64_t t;			/* TAI */
+	unsigned fi;
 };
 
 struct lastobs {
@@ -67,7 +89,15 @@ struct svr {
 	uint64_t hmask;
 	int64_t now;			/* merged time (TAI ns) */
 
-	uint64_t src_mask[NSLOTS];	/* files that produced events at each slot */
+	uint64_t src_mask[NSLOTS];	/* files that produced events at each slot (or declared it: NAME) */
+	uint64_t host_mask[NSLOTS];	/* hosts whose records describe each slot (events, summaries) */
+	unsigned nhosts;
+	bool declared[SVR_MAX_GUESTS];	/* egress port named by a tracer's NAME record */
+	struct pend *pend;		/* FIFO of unkeyed events waiting for a rate */
+	uint64_t phead, pn;
+	bool replaying;			/* joining pending events: older than what the order state holds */
+	unsigned nwarn;
+	char warn[8][240];
 	bool present[SVR_NPOINTS][GSLOTS];
 	struct svr_point_stats pts[SVR_NPOINTS][GSLOTS];
 	struct lastobs last[SVR_MAX_STREAMS][NSLOTS];
@@ -241,6 +271,7 @@ void svr_destroy(struct svr *r)
 			free(r->pts[p][g].pacing);
 	free(r->lostafter);
 	free(r->missing);
+	free(r->pend);
 	free(r->ring);
 	free(r->hash);
 	free(r);
@@ -334,10 +365,39 @@ static int file_guest(struct svr *r, struct fileio *f, unsigned ev_guest)
 	return g;
 }
 
+/* The same record given twice would join every frame with itself (duplicates everywhere); two runs under
+ * one guest name would mix two guests. Same path, same inode, or the same (run, part, tool): one file. */
+static int check_twice(struct svr *r, struct fileio *f, const struct sv_rec_file_header *h)
+{
+	for (unsigned i = 0; i + 1 < r->nfiles; i++) {
+		const struct fileio *o = r->f[i];
+
+		if (!o->rd)
+			continue;
+		if (!strcmp(o->info.path, f->info.path) || (o->dev == f->dev && o->ino == f->ino && f->ino) ||
+		    (o->run_id == h->run_id && o->part == h->part && !strcmp(o->info.tool, f->info.tool))) {
+			snprintf(f->info.errmsg, sizeof(f->info.errmsg),
+				 "%.80s: the same record as %.80s (%.15s run %016" PRIx64 " part %u) given twice", f->info.path,
+				 o->info.path, f->info.tool, h->run_id, h->part);
+			return -EEXIST;
+		}
+		if (f->info.guest[0] && !strcmp(o->info.guest, f->info.guest) &&
+		    (o->run_id != h->run_id || strcmp(o->info.tool, f->info.tool))) {
+			snprintf(f->info.errmsg, sizeof(f->info.errmsg),
+				 "%.70s: guest %.40s already has the records of %.70s (another run): one guest, one run",
+				 f->info.path, f->info.guest, o->info.path);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
 int svr_add_file(struct svr *r, const char *path, const char *guest)
 {
 	const struct sv_rec_file_header *h;
 	struct fileio *f;
+	struct stat sb;
+	unsigned hi;
 	int err;
 
 	if (r->nfiles >= SVR_MAX_FILES)
@@ -349,12 +409,18 @@ int svr_add_file(struct svr *r, const char *path, const char *guest)
 	snprintf(f->info.path, sizeof(f->info.path), "%s", path);
 	if (guest)
 		snprintf(f->info.guest, sizeof(f->info.guest), "%s", guest);
+	if (!stat(path, &sb)) {
+		f->dev = sb.st_dev;
+		f->ino = sb.st_ino;
+	}
 	memset(f->smap, 0xff, sizeof(f->smap));
 	for (unsigned i = 0; i < 64; i++)
 		f->gcache[i] = -2;
 	f->file_guest = -2;
 	f->last_t = INT64_MIN;
 	f->first_t = INT64_MAX;
+	f->first_ev_t = INT64_MAX;
+	f->last_ev_t = INT64_MIN;
 	f->end_rec_t = INT64_MIN;
 	err = sv_record_reader_open(&f->rd, path);
 	if (err) {
@@ -372,6 +438,20 @@ int svr_add_file(struct svr *r, const char *path, const char *guest)
 	h = sv_record_reader_header(f->rd);
 	snprintf(f->info.tool, sizeof(f->info.tool), "%.15s", h->tool);
 	snprintf(f->info.host, sizeof(f->info.host), "%.63s", h->host);
+	err = check_twice(r, f, h);
+	if (err) {
+		sv_record_reader_close(f->rd);
+		f->rd = NULL;
+		f->info.err = err;
+		f->eof = true;
+		return err;
+	}
+	f->run_id = h->run_id;
+	f->part = h->part;
+	for (hi = 0; hi + 1 < r->nfiles; hi++)
+		if (r->f[hi]->rd && !strcmp(r->f[hi]->info.host, f->info.host))
+			break;
+	f->host_id = hi + 1 < r->nfiles ? r->f[hi]->host_id : r->nhosts++;
 	f->info.clock = (enum sv_clock_id)h->clock;
 	f->info.to_tai = h->clock == SV_CLOCK_TAI || (h->flags & SV_REC_FH_TO_TAI);
 	f->info.sync = h->sync;
@@ -396,6 +476,8 @@ static int64_t to_tai(const struct fileio *f, int64_t t)
 	return t;	/* not convertible: the clock check reports it */
 }
 
+static void rate_learned(struct svr *r, unsigned gs);
+
 /* Global stream of a STREAM record (by svID), learning its rate and ASDUs from whoever knows them. */
 static void define_stream(struct svr *r, struct fileio *f, const struct sv_rec_stream *s)
 {
@@ -411,18 +493,28 @@ static void define_stream(struct svr *r, struct fileio *f, const struct sv_rec_s
 		r->streams[gidx].appid = s->appid;
 		r->nstreams++;
 	}
-	/* rate 0 means unknown (svtrace); smp_wrap is the rate of a synchronised stream */
-	if (s->sample_rate && !r->streams[gidx].rate)
-		r->streams[gidx].rate = s->sample_rate;
 	if (s->asdus && !r->streams[gidx].asdus)
 		r->streams[gidx].asdus = s->asdus;
 	if (s->stream < SV_REC_MAX_STREAMS)
 		f->smap[s->stream] = (int16_t)gidx;
+	/* rate 0 means unknown (svtrace, svsub on 9-2LE until the smpCnt wrap); the first rate known wins.
+	 * A tool that learns it mid-run defines the stream again: what was measured so far is rescaled. */
+	if (s->sample_rate && !r->streams[gidx].rate) {
+		r->streams[gidx].rate = s->sample_rate;
+		rate_learned(r, gidx);
+	}
 }
 
+/* Position of a sample in its stream: sec * rate + smp once the rate is known; before, (sec << 16) + smp
+ * keeps the order (smpCnt < 65536) but not the distances. */
 static inline int64_t sample_idx(const struct svr_stream_info *st, uint32_t sec, uint16_t smp)
 {
 	return st->rate ? (int64_t)sec * st->rate + smp : ((int64_t)sec << 16) + smp;
+}
+
+static inline int64_t idx_rescale(int64_t idx, uint32_t rate)
+{
+	return idx == INT64_MIN || idx < 0 ? idx : (idx >> 16) * rate + (idx & 0xffff);
 }
 
 static inline uint64_t make_key(unsigned gs, uint32_t sec, uint16_t smp)
@@ -598,6 +690,37 @@ static void hop_add(struct svr *r, unsigned a, unsigned b, int guest, unsigned g
 	bn->coarse[coarse_of(lat < 0 ? 0 : lat)]++;
 }
 
+/* Did @f record events without a usable key around @t (the frames they stand for were received)? */
+static bool unkeyed_at(const struct fileio *f, int64_t t)
+{
+	for (unsigned i = 0; i < f->nunkeyed; i++)
+		if (t >= f->unkeyed[i][0] && t <= f->unkeyed[i][1])
+			return true;
+	return false;
+}
+
+/* An event at @t could not be keyed: its frame (sampled up to 1 s before) must not count as lost here. */
+static void unkeyed_add(struct fileio *f, int64_t t)
+{
+	int64_t a = t - SV_NSEC_PER_SEC;
+	unsigned n = f->nunkeyed;
+
+	if (n && a <= f->unkeyed[n - 1][1] + SV_NSEC_PER_SEC) {
+		if (t > f->unkeyed[n - 1][1])
+			f->unkeyed[n - 1][1] = t;
+		if (a < f->unkeyed[n - 1][0])
+			f->unkeyed[n - 1][0] = a;
+		return;
+	}
+	if (n == UNKEYED_MAX) {	/* bounded: the last interval grows to cover it */
+		f->unkeyed[n - 1][1] = t;
+		return;
+	}
+	f->unkeyed[n][0] = a;
+	f->unkeyed[n][1] = t;
+	f->nunkeyed++;
+}
+
 /* Is some file that produced events at @slot recording at time @t? */
 static bool covered(struct svr *r, int slot, int64_t t)
 {
@@ -608,13 +731,86 @@ static bool covered(struct svr *r, int slot, int64_t t)
 		const struct fileio *f = r->f[i];
 
 		m &= m - 1;
-		if (t >= f->info.start_tai_ns && t <= f->info.end_tai_ns)
+		if (t >= f->info.start_tai_ns && t <= f->info.end_tai_ns && !unkeyed_at(f, t))
 			return true;
 	}
 	return false;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* How much of [a, b) (TAI ns) lies where some file was seeing frames (from its first event to its last, or
+ * to now while it is still being read): an outage counts as loss only there, not in a tool's start-up
+ * before its first frame or its tail after the stream stopped, nor between two runs' files. */
+static int64_t span_covered(struct svr *r, int64_t a, int64_t b)
+{
+	int64_t iv[SVR_MAX_FILES][2], total = 0, cs = 0, ce = 0;
+	uint64_t m = 0;
+	unsigned n = 0;
+	bool open = false;
+
+	for (unsigned s = 0; s < NSLOTS; s++)
+		m |= r->src_mask[s];
+	while (m) {
+		unsigned i = (unsigned)__builtin_ctzll(m);
+		const struct fileio *f = r->f[i];
+		int64_t fs = f->first_ev_t > f->info.start_tai_ns ? f->first_ev_t : f->info.start_tai_ns;
+		int64_t s0 = fs > a ? fs : a;
+		int64_t fe = f->eof ? f->last_ev_t : f->info.end_tai_ns;
+		int64_t e0 = fe < b ? fe : b;
+
+		m &= m - 1;
+		if (s0 < e0) {
+			iv[n][0] = s0;
+			iv[n][1] = e0;
+			n++;
+		}
+	}
+	qsort(iv, n, sizeof(iv[0]), cmp_i64);	/* by start (first member) */
+	for (unsigned i = 0; i < n; i++) {
+		if (open && iv[i][0] <= ce) {
+			if (iv[i][1] > ce)
+				ce = iv[i][1];
+			continue;
+		}
+		if (open)
+			total += ce - cs;
+		cs = iv[i][0];
+		ce = iv[i][1];
+		open = true;
+	}
+	if (open)
+		total += ce - cs;
+	return total;
+}
+
 /* ---- a frame leaves the window: its hops are counted ---- */
+
+/* A frame the why-late list names leaves the window: the latency of the hop into the late point (from the
+ * nearest earlier point seen, T1 at the earliest), as svtrace's late list gives it. */
+static void late_fill(struct svr *r, unsigned gs, uint32_t sec, uint16_t smp, int g, const bool *vg,
+		      const int64_t *t)
+{
+	for (unsigned i = 0; i < r->nlate; i++) {
+		struct svr_late *l = &r->late[i];
+
+		if (l->stream != gs || l->tai_sec != sec || l->smp_cnt != smp || l->guest != g || l->has_hop ||
+		    l->point >= SVR_NPOINTS || l->point <= SV_POINT_T1 || !vg[l->point])
+			continue;
+		for (int a = l->point - 1; a >= SV_POINT_T1; a--)
+			if (vg[a]) {
+				l->hop_from = (uint8_t)a;
+				l->hop_ns = t[l->point] - t[a];
+				l->has_hop = true;
+				break;
+			}
+	}
+}
 
 static void finalize(struct svr *r, const struct jent *e)
 {
@@ -702,15 +898,18 @@ static void finalize(struct svr *r, const struct jent *e)
 				if (vg[a] && pair_tracked(r, a, b, vg, first, last))
 					hop_add(r, a, b, (int)g, gs, t[b] - t[a], bin);
 		}
+		if (e->flags & ENT_LATE)
+			late_fill(r, gs, sec, smp, (int)g, vg, t);
 		tref = t[first];
-		/* lost: nothing after `last` for this guest although a later point was recording */
+		/* lost: nothing after `last` for this guest although a later point was recording when the
+		 * frame was at `last` */
 		if (last < SV_POINT_T4) {
 			bool cov = false;
 
 			for (unsigned p = last + 1; p < SVR_NPOINTS && !cov; p++) {
 				int s = slot_of(p, (int)g);
 
-				cov = s >= 0 && covered(r, s, tref);
+				cov = s >= 0 && covered(r, s, t[last]);
 			}
 			if (cov) {
 				(*r->lostafter)[last][g][gs]++;
@@ -811,30 +1010,170 @@ static struct jent *insert(struct svr *r, uint64_t key, int64_t base)
 
 /* ---- records ---- */
 
+/* Placeholders for the samples nobody saw between @from and @to (exclusive, sample indexes on the rate
+ * scale), so that a gap is counted as loss exactly and a late (reordered) arrival fills it. A gap longer
+ * than the window is an outage: counted where some file was recording, not held. */
+static void fill_gap(struct svr *r, unsigned gs, int64_t from, int64_t to)
+{
+	const struct svr_stream_info *st = &r->streams[gs];
+	unsigned step = st->asdus ? st->asdus : 1;
+	uint64_t n = (uint64_t)(to - from) / step - 1;
+	uint64_t limit = (uint64_t)(r->cfg.window_ns / SV_NSEC_PER_MSEC) * st->rate / 1000 / step;
+
+	if (n > limit) {
+		int64_t a = sv_sample_time_ns((uint32_t)((from + step) / st->rate), (uint32_t)((from + step) % st->rate),
+					      st->rate);
+		int64_t b = sv_sample_time_ns((uint32_t)(to / st->rate), (uint32_t)(to % st->rate), st->rate);
+		int64_t cov = b > a ? span_covered(r, a, b) : 0;
+		uint64_t nc = cov >= b - a ? n : (uint64_t)((double)n * (double)cov / (double)(b - a));
+
+		r->tot.outage_lost += nc;
+		for (unsigned g = 0; g <= GSH; g++)
+			(*r->lostafter)[SV_POINT_TS][g][gs] += nc;
+		return;
+	}
+	for (int64_t k = from + step; k < to; k += step) {
+		uint32_t ks = (uint32_t)(k / st->rate), kc = (uint32_t)(k % st->rate);
+		struct jent *ph;
+
+		if (lookup(r, make_key(gs, ks, (uint16_t)kc)))
+			continue;
+		ph = insert(r, make_key(gs, ks, (uint16_t)kc), sv_sample_time_ns(ks, kc, st->rate));
+		ph->flags = ENT_PLACEHOLDER;
+	}
+}
+
+/* Can this event be joined at all (a known stream)? */
+static int event_stream(const struct fileio *f, const struct sv_rec_event *ev)
+{
+	return ev->stream < SV_REC_MAX_STREAMS ? f->smap[ev->stream] : -1;
+}
+
+static bool synch_global(const struct fileio *f, uint32_t stream)
+{
+	const struct sv_rec_stream *ls = sv_record_reader_stream(f->rd, stream);
+
+	return ls && ls->smp_synch == 2;
+}
+
+static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struct sv_rec_event *ev, uint32_t sec,
+		       int64_t t);
+
+/* An event without a key (tai_sec 0, or flagged not synchronised because its tool did not know the rate
+ * yet): a globally synchronised stream whose rate is known gets the key its tools would have given it
+ * (sv_sample_align on its time, as svsub does); one whose rate is not known yet waits for it (bounded);
+ * the rest are "not joinable" and their time is excluded from the loss count of their file. */
+static void unkeyed_event(struct svr *r, unsigned fi, struct fileio *f, const struct sv_rec_event *ev, int64_t t)
+{
+	int gs = event_stream(f, ev);
+	struct sv_sample_time sa;
+
+	if (gs >= 0 && synch_global(f, ev->stream)) {
+		uint32_t rate = r->streams[gs].rate;
+
+		if (rate && ev->smp_cnt < rate &&
+		    !sv_sample_align(t, ev->smp_cnt, rate, SV_SAMPLE_AHEAD_NS_DEFAULT, &sa) && sa.tai_sec > 0 &&
+		    sa.tai_sec <= UINT32_MAX) {
+			r->tot.rekeyed++;
+			join_event(r, fi, f, ev, (uint32_t)sa.tai_sec, t);
+			return;
+		}
+		if (!rate) {
+			if (!r->pend)
+				r->pend = malloc(PEND_MAX * sizeof(*r->pend));
+			if (r->pend && r->pn < PEND_MAX) {
+				struct pend *p = &r->pend[(r->phead + r->pn++) % PEND_MAX];
+
+				p->ev = *ev;
+				p->t = t;
+				p->fi = fi;
+				return;
+			}
+		}
+	}
+	r->tot.not_joinable++;
+	unkeyed_add(f, t);
+}
+
+/* Pending events older than the window (or all at the end): their rate never came in time. */
+static void pend_expire(struct svr *r, bool all)
+{
+	while (r->pn && (all || r->pend[r->phead].t < r->now - r->cfg.window_ns)) {
+		struct pend *p = &r->pend[r->phead];
+
+		r->tot.not_joinable++;
+		unkeyed_add(r->f[p->fi], p->t);
+		r->phead = (r->phead + 1) % PEND_MAX;
+		r->pn--;
+	}
+}
+
+/* A keyed event that carries its sample time (t2 kind "sample": svsub once it knows the rate) tells the
+ * rate even when no STREAM record does: t2 = sec + smpCnt / rate, exact to the nanosecond. Used only when
+ * the rate it gives reproduces t2 exactly, from smpCnt >= 16 (neighbouring rates are then hundreds of ns
+ * apart). */
+static void rate_from_event(struct svr *r, struct fileio *f, const struct sv_rec_event *ev)
+{
+	int64_t d = ev->t2_ns - (int64_t)ev->tai_sec * SV_NSEC_PER_SEC;
+	unsigned gs = (unsigned)f->smap[ev->stream];
+	double q;
+	uint32_t rate;
+
+	if (ev->t2_kind != SV_T2_SAMPLE || ev->smp_cnt < 16 || f->info.clock != SV_CLOCK_TAI || d <= 0 ||
+	    d >= SV_NSEC_PER_SEC)
+		return;
+	q = (double)ev->smp_cnt * 1e9 / (double)d + 0.5;
+	if (q < 1 || q > 65536)
+		return;
+	rate = (uint32_t)q;
+	if (ev->smp_cnt >= rate || sv_sample_time_ns(ev->tai_sec, ev->smp_cnt, rate) != ev->t2_ns)
+		return;
+	r->streams[gs].rate = rate;
+	rate_learned(r, gs);
+}
+
 static void on_event(struct svr *r, unsigned fi, struct fileio *f, const struct sv_rec_event *ev)
 {
 	unsigned p = ev->point;
-	int gs, guest = -1, slot;
-	const struct svr_stream_info *st;
-	uint32_t sec = ev->tai_sec;
-	int64_t t = to_tai(f, ev->t_ns), idx, ref;
-	struct lastobs *lo;
-	struct jent *e;
-	uint64_t key;
+	int64_t t = to_tai(f, ev->t_ns);
 
 	r->tot.events++;
 	f->info.events++;
+	if (t < f->first_ev_t)
+		f->first_ev_t = t;
+	if (t > f->last_ev_t)
+		f->last_ev_t = t;
 	if (ev->asdu != 0) {
 		r->tot.later_asdus++;
 		return;
 	}
 	if (p == SV_POINT_TS || p >= SVR_NPOINTS)
 		return;	/* Ts is computed from the key, never recorded */
-	if (ev->stream >= SV_REC_MAX_STREAMS || f->smap[ev->stream] < 0 || !sec ||
-	    (ev->flags & SV_REC_F_NOT_SYNCED)) {
+	if (event_stream(f, ev) < 0) {
 		r->tot.not_joinable++;
+		unkeyed_add(f, t);
 		return;
 	}
+	if (!ev->tai_sec || (ev->flags & SV_REC_F_NOT_SYNCED)) {
+		unkeyed_event(r, fi, f, ev, t);
+		return;
+	}
+	if (!r->streams[f->smap[ev->stream]].rate)
+		rate_from_event(r, f, ev);
+	join_event(r, fi, f, ev, ev->tai_sec, t);
+}
+
+static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struct sv_rec_event *ev, uint32_t sec,
+		       int64_t t)
+{
+	unsigned p = ev->point;
+	int gs, guest = -1, slot;
+	const struct svr_stream_info *st;
+	int64_t idx, ref;
+	struct lastobs *lo;
+	struct jent *e;
+	uint64_t key;
+
 	gs = f->smap[ev->stream];
 	st = &r->streams[gs];
 	if (!point_shared(p)) {
@@ -873,6 +1212,7 @@ static void on_event(struct svr *r, unsigned fi, struct fileio *f, const struct 
 		}
 	}
 	r->src_mask[slot] |= 1ull << fi;
+	r->host_mask[slot] |= 1ull << f->host_id;
 	r->present[p][gslot(guest)] = true;
 	if (ev->flags & SV_REC_F_DROPPED) {
 		r->pts[p][gslot(guest)].dropped++;
@@ -891,29 +1231,9 @@ static void on_event(struct svr *r, unsigned fi, struct fileio *f, const struct 
 			r->tot.too_late++;
 			return;
 		}
-		/* frames nobody saw between the highest joined one and this one: placeholders, so that a
-		 * gap is counted as loss exactly and a late (reordered) arrival fills it */
-		if (st->rate && max != INT64_MIN && idx > max + step) {
-			uint64_t n = (uint64_t)(idx - max) / step - 1;
-			uint64_t limit = (uint64_t)(r->cfg.window_ns / SV_NSEC_PER_MSEC) * st->rate / 1000 / step;
-
-			if (n > limit) {
-				r->tot.outage_lost += n;
-				for (unsigned g = 0; g <= GSH; g++)
-					(*r->lostafter)[SV_POINT_TS][g][gs] += n;
-			} else {
-				for (int64_t k = max + step; k < idx; k += step) {
-					uint32_t ks = (uint32_t)(k / st->rate), kc = (uint32_t)(k % st->rate);
-					struct jent *ph;
-
-					if (lookup(r, make_key((unsigned)gs, ks, (uint16_t)kc)))
-						continue;
-					ph = insert(r, make_key((unsigned)gs, ks, (uint16_t)kc),
-						    sv_sample_time_ns(ks, kc, st->rate));
-					ph->flags = ENT_PLACEHOLDER;
-				}
-			}
-		}
+		/* frames nobody saw between the highest joined one and this one */
+		if (st->rate && max != INT64_MIN && idx > max + step)
+			fill_gap(r, (unsigned)gs, max, idx);
 		e = insert(r, key, t);
 	}
 	if (idx > r->max_idx[gs])
@@ -934,7 +1254,10 @@ static void on_event(struct svr *r, unsigned fi, struct fileio *f, const struct 
 	e->off[slot] = (int32_t)(t - e->base);
 	r->pts[p][gslot(guest)].frames++;
 
-	/* order and pacing, per (stream, point, guest) in arrival order */
+	/* order and pacing, per (stream, point, guest) in arrival order; a replayed event arrived before
+	 * those the order state holds (it only got its key later) */
+	if (r->replaying)
+		return;
 	lo = &r->last[gs][slot];
 	if (lo->idx != INT64_MIN && idx < lo->idx) {
 		r->pts[p][gslot(guest)].reordered++;
@@ -955,6 +1278,50 @@ static void on_event(struct svr *r, unsigned fi, struct fileio *f, const struct 
 	}
 	lo->idx = idx;
 	lo->t = t;
+}
+
+/* The rate of stream @gs just became known: the order state measured on the (sec << 16) + smp scale moves
+ * to sec * rate + smp (else every later frame looks reordered and no gap is ever seen), the gaps between
+ * the frames still in the window become placeholders (loss before the rate was known), and the events
+ * that waited for the rate are keyed and joined. */
+static void rate_learned(struct svr *r, unsigned gs)
+{
+	const struct svr_stream_info *st = &r->streams[gs];
+	unsigned step = st->asdus ? st->asdus : 1;
+	int64_t *idx;
+	uint64_t n = 0;
+
+	r->max_idx[gs] = idx_rescale(r->max_idx[gs], st->rate);
+	for (unsigned k = 0; k < NSLOTS; k++)
+		r->last[gs][k].idx = idx_rescale(r->last[gs][k].idx, st->rate);
+	/* replay in arrival order; events of other streams go back in the queue */
+	r->replaying = true;
+	for (uint64_t i = 0, n0 = r->pn; i < n0; i++) {
+		struct pend p = r->pend[r->phead];
+
+		r->phead = (r->phead + 1) % PEND_MAX;
+		r->pn--;
+		if (r->f[p.fi]->smap[p.ev.stream] == (int16_t)gs)
+			unkeyed_event(r, p.fi, r->f[p.fi], &p.ev, p.t);
+		else
+			r->pend[(r->phead + r->pn++) % PEND_MAX] = p;
+	}
+	r->replaying = false;
+	idx = r->rn ? malloc(r->rn * sizeof(*idx)) : NULL;
+	if (idx) {
+		for (uint64_t i = 0; i < r->rn; i++) {
+			const struct jent *e = &r->ring[(r->rhead + i) & (r->rcap - 1)];
+
+			if ((unsigned)(e->key >> 48) - 1 == gs && (uint16_t)e->key < st->rate)
+				idx[n++] = sample_idx(st, (uint32_t)(e->key >> 16), (uint16_t)e->key);
+		}
+		qsort(idx, n, sizeof(*idx), cmp_i64);
+		/* fill_gap inserts into the ring: the indexes were copied first */
+		for (uint64_t i = 1; i < n; i++)
+			if (idx[i] > idx[i - 1] + step)
+				fill_gap(r, gs, idx[i - 1], idx[i]);
+		free(idx);
+	}
 }
 
 static void on_summary(struct svr *r, struct fileio *f, unsigned point, unsigned from, unsigned stream,
@@ -980,6 +1347,10 @@ static void on_summary(struct svr *r, struct fileio *f, unsigned point, unsigned
 		return;
 	r->present[from][point_shared(from) ? GSH : gslot(guest)] = true;
 	r->present[point][gslot(guest)] = true;
+	if (slot_of(from, guest) >= 0)
+		r->host_mask[slot_of(from, guest)] |= 1ull << f->host_id;
+	if (slot_of(point, guest) >= 0)
+		r->host_mask[slot_of(point, guest)] |= 1ull << f->host_id;
 	for (unsigned i = 0; i < 2; i++) {
 		struct svr_series *s = ser[i];
 
@@ -1045,6 +1416,12 @@ static void on_thread(struct svr *r, struct fileio *f, const struct sv_rec_threa
 	memcpy(l.feeder_comm, t->feeder_comm, 16);
 	memcpy(l.holder_comm, t->holder_comm, 16);
 	l.feeder_comm[15] = l.holder_comm[15] = 0;
+	if (l.stream != UINT32_MAX) {
+		struct jent *e = lookup(r, make_key(l.stream, l.tai_sec, l.smp_cnt));
+
+		if (e)
+			e->flags |= ENT_LATE;
+	}
 	if (svr_late_unheld(&l))
 		l.holder_policy = l.holder_prio = 0;	/* nobody held it: no policy (older svtrace left one) */
 
@@ -1098,7 +1475,26 @@ static void on_drop(struct svr *r, struct fileio *f, const struct sv_rec_drop *d
 }
 
 /* Reads @f up to its next timed record (STREAM/NAME are applied on the way). */
-static void advance(struct svr *r, struct fileio *f)
+/* svtrace names every egress port it follows (NAME, kind GUEST): that guest's T2a is recorded by this
+ * file from start to end, so frames that never reach it while the file records are lost there, even
+ * when the port never saw a single frame (link down). */
+static void declare_port(struct svr *r, unsigned fi, struct fileio *f, const struct sv_rec_name *n)
+{
+	int g, slot;
+
+	if (n->name_kind != SV_REC_NAME_GUEST || f->info.guest[0] || strcmp(f->info.tool, "svtrace"))
+		return;
+	g = file_guest(r, f, n->id);
+	slot = slot_of(SV_POINT_T2A, g);
+	if (g < 0 || slot < 0)
+		return;
+	r->declared[g] = true;
+	r->present[SV_POINT_T2A][g] = true;
+	r->src_mask[slot] |= 1ull << fi;
+	r->host_mask[slot] |= 1ull << f->host_id;
+}
+
+static void advance(struct svr *r, unsigned fi, struct fileio *f)
 {
 	int ret;
 
@@ -1124,6 +1520,7 @@ static void advance(struct svr *r, struct fileio *f)
 			define_stream(r, f, &f->rec.u.stream);
 			continue;
 		case SV_REC_NAME:
+			declare_port(r, fi, f, &f->rec.u.name);
 			continue;
 		case SV_REC_EVENT:
 			f->t = to_tai(f, f->rec.u.event.t_ns);
@@ -1211,13 +1608,45 @@ static void process(struct svr *r, unsigned fi, struct fileio *f)
 	}
 }
 
+static void add_warning(struct svr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Files of one report must describe one run: two that never recorded at the same time are most likely
+ * from different runs (loss is only counted where a file was recording, but the join means nothing). */
+static void add_warning(struct svr *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->nwarn >= sizeof(r->warn) / sizeof(r->warn[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->warn[r->nwarn++], sizeof(r->warn[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void check_overlap(struct svr *r)
+{
+	for (unsigned i = 0; i < r->nfiles; i++)
+		for (unsigned j = i + 1; j < r->nfiles; j++) {
+			const struct svr_file_info *a = &r->f[i]->info, *b = &r->f[j]->info;
+			int64_t gap;
+
+			if (!r->f[i]->rd || !r->f[j]->rd || !a->to_tai || !b->to_tai || !a->records || !b->records)
+				continue;
+			gap = a->end_tai_ns < b->start_tai_ns ? b->start_tai_ns - a->end_tai_ns
+			    : b->end_tai_ns < a->start_tai_ns ? a->start_tai_ns - b->end_tai_ns : -1;
+			if (gap >= 0)
+				add_warning(r, "%s and %s do not overlap in time (%.1f s apart): records of different "
+					    "runs? Nothing of one can join the other", a->path, b->path, (double)gap / 1e9);
+		}
+}
+
 int svr_run(struct svr *r)
 {
 	int first_err = 0;
 
 	for (unsigned i = 0; i < r->nfiles; i++)
 		if (r->f[i]->rd)
-			advance(r, r->f[i]);
+			advance(r, i, r->f[i]);
 	for (;;) {
 		struct fileio *best = NULL;
 		unsigned bi = 0;
@@ -1233,10 +1662,13 @@ int svr_run(struct svr *r)
 		if (best->t > r->now)
 			r->now = best->t;
 		evict(r, false);
+		pend_expire(r, false);
 		process(r, bi, best);
-		advance(r, best);
+		advance(r, bi, best);
 	}
+	pend_expire(r, true);
 	evict(r, true);
+	check_overlap(r);
 	for (unsigned i = 0; i < r->nfiles; i++)
 		if (r->f[i]->info.err && !first_err)
 			first_err = r->f[i]->info.err;
@@ -1244,6 +1676,52 @@ int svr_run(struct svr *r)
 }
 
 /* ---- results ---- */
+
+unsigned svr_nwarnings(const struct svr *r)
+{
+	return r->nwarn;
+}
+
+const char *svr_warning(const struct svr *r, unsigned i)
+{
+	return i < r->nwarn ? r->warn[i] : NULL;
+}
+
+bool svr_guest_silent(const struct svr *r, unsigned g, uint64_t *lost)
+{
+	uint64_t n = 0;
+
+	*lost = 0;
+	if (g >= r->nguests)
+		return false;
+	for (unsigned p = SV_POINT_T2A; p < SVR_NPOINTS; p++)
+		if (r->pts[p][g].frames)
+			return false;
+	for (unsigned p = 0; p < SVR_NPOINTS; p++)
+		for (unsigned st = 0; st < r->nstreams; st++)
+			n += (*r->lostafter)[p][g][st];
+	*lost = n;
+	return n > 0;
+}
+
+/* The hosts whose records give point @p (for @guest); Ts is the publisher's (T0's) when known. */
+static uint64_t point_hosts(const struct svr *r, unsigned p, int guest)
+{
+	int s = slot_of(p == SV_POINT_TS ? SV_POINT_T0 : p, guest);
+
+	return s >= 0 ? r->host_mask[s] : 0;
+}
+
+bool svr_hop_cross_host(const struct svr *r, unsigned from, unsigned to, int guest)
+{
+	uint64_t a = point_hosts(r, from, guest), b = point_hosts(r, to, guest), m = a | b;
+
+	if (r->nhosts <= 1)
+		return false;
+	if (!a || !b)
+		return true;	/* a point nobody's events place on a host (Ts without T0) */
+	return (m & (m - 1)) != 0;
+}
 
 unsigned svr_nfiles(const struct svr *r)
 {
@@ -1319,6 +1797,16 @@ static unsigned add_pair(uint8_t (*pairs)[2], unsigned n, unsigned max, unsigned
 	return n;
 }
 
+static uint64_t hop_lost(const struct svr *r, unsigned a, unsigned b, int guest)
+{
+	uint64_t n = 0;
+
+	for (unsigned p = a; p < b; p++)
+		for (unsigned st = 0; st < r->nstreams; st++)
+			n += (*r->lostafter)[p][gslot(guest)][st];
+	return n;
+}
+
 unsigned svr_hop_list(const struct svr *r, int guest, uint8_t (*pairs)[2], unsigned max)
 {
 	unsigned pts[SVR_NPOINTS], np = 0, n = 0, top = guest < 0 ? SV_POINT_T1 : SV_POINT_T4;
@@ -1345,6 +1833,11 @@ unsigned svr_hop_list(const struct svr *r, int guest, uint8_t (*pairs)[2], unsig
 		if (guest >= 0 && hop_has_data(r, SV_POINT_T1, SV_POINT_T2B, guest))
 			n = add_pair(pairs, n, max, SV_POINT_T1, SV_POINT_T2B);
 	}
+	/* a guest point no frame reached (a port whose link is down): the hop into it, with its loss */
+	for (unsigned i = 1; guest >= 0 && i < np; i++)
+		if (pts[i] >= SV_POINT_T2A && !hop_has_data(r, pts[i - 1], pts[i], guest) &&
+		    hop_lost(r, pts[i - 1], pts[i], guest))
+			n = add_pair(pairs, n, max, pts[i - 1], pts[i]);
 	for (unsigned k = 0; k < r->nbudget_pairs; k++) {
 		unsigned a = r->budget_pairs[k][0], b = r->budget_pairs[k][1];
 
@@ -1432,8 +1925,9 @@ int svr_hop_get(struct svr *r, unsigned from, unsigned to, int guest, int stream
 	for (unsigned st = 0; st < r->nstreams; st++)
 		if (stream < 0 || (unsigned)stream == st)
 			out->missing += (*r->missing)[to][point_shared(to) ? GSH : gsl][st];
+	out->cross_host = svr_hop_cross_host(r, from, to, guest);
 	if (!s)
-		return -ENODATA;
+		return out->lost ? 0 : -ENODATA;	/* frames lost on the way, none arrived */
 	out->series = s;
 	if (s->hist && (s->hist->count || s->hist->negative)) {
 		out->count = s->hist->count + s->hist->negative;
@@ -1463,7 +1957,7 @@ int svr_hop_get(struct svr *r, unsigned from, unsigned to, int guest, int stream
 		}
 		return 0;
 	}
-	return -ENODATA;
+	return out->lost ? 0 : -ENODATA;
 }
 
 const struct svr_bin *svr_hop_bins(const struct svr *r, unsigned from, unsigned to, int guest,
@@ -1542,7 +2036,6 @@ const struct svr_totals *svr_totals(const struct svr *r)
 /* ---- clock check ---- */
 
 static void add_reason(struct svr_clock *c, bool note, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-#include <stdarg.h>
 static void add_reason(struct svr_clock *c, bool note, const char *fmt, ...)
 {
 	va_list ap;

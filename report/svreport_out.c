@@ -21,26 +21,33 @@ static void fmt_ns(int64_t v, bool valid, char *buf, size_t n)
 		sv_stats_format_ns(v, buf, n);
 }
 
-static const char *policy_name(unsigned p)
+const char *svr_policy_name(unsigned p)
 {
 	switch (p) {
 	case 0:
-		return "OTHER";
+		return "SCHED_OTHER";
 	case 1:
-		return "FIFO";
+		return "SCHED_FIFO";
 	case 2:
-		return "RR";
+		return "SCHED_RR";
 	case 3:
-		return "BATCH";
+		return "SCHED_BATCH";
 	case 5:
-		return "IDLE";
+		return "SCHED_IDLE";
 	case 6:
-		return "DEADLINE";
+		return "SCHED_DEADLINE";
 	}
-	return "?";
+	return "unknown";
 }
 
-static void text_hop(struct svr *r, FILE *f, unsigned a, unsigned b, int guest, int stream)
+/* A hop between two hosts whose clocks the check did not trust: shown, marked, never judged. */
+static bool hop_unsync(const struct svr_eval *e, const struct svr_hop *h)
+{
+	return !e->clock.ok && (e->clock.single_host || h->cross_host);
+}
+
+static void text_hop(struct svr *r, const struct svr_eval *e, FILE *f, unsigned a, unsigned b, int guest,
+		     int stream)
 {
 	struct svr_hop h;
 	char name[16], v[6][24];
@@ -56,10 +63,10 @@ static void text_hop(struct svr *r, FILE *f, unsigned a, unsigned b, int guest, 
 	fmt_ns(h.lat.p9999, h.count > 0, v[4], 24);
 	fmt_ns(h.lat.max, h.count > 0, v[5], 24);
 	tilde = h.lat.exact || !h.count ? " " : "~";
-	fprintf(f, "  %-8s %-12.12s %-14.14s %9" PRIu64 " %6" PRIu64 " %6" PRIu64 " %9s %s%-8s %s%-8s %s%-8s %s%-8s %9s%s\n",
+	fprintf(f, "  %-8s %-12.12s %-14.14s %9" PRIu64 " %6" PRIu64 " %6" PRIu64 " %9s %s%-8s %s%-8s %s%-8s %s%-8s %9s%s%s\n",
 		name, gname(r, guest), stream < 0 ? "(all)" : svr_stream(r, (unsigned)stream)->svid, h.count,
 		h.lost, h.missing, v[0], tilde, v[1], tilde, v[2], tilde, v[3], tilde, v[4], v[5],
-		h.from_summaries ? "  (summaries)" : "");
+		h.from_summaries ? "  (summaries)" : "", h.count && hop_unsync(e, &h) ? "  (unsynchronised)" : "");
 }
 
 int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e,
@@ -85,6 +92,15 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 		fprintf(f, "  ! %s\n", e->clock.reasons[i]);
 	for (unsigned i = 0; i < e->clock.nnotes; i++)
 		fprintf(f, "  note: %s\n", e->clock.notes[i]);
+	for (unsigned i = 0; i < svr_nwarnings(r); i++)
+		fprintf(f, "warning: %s\n", svr_warning(r, i));
+	for (unsigned g = 0; g < svr_nguests(r); g++) {
+		uint64_t lost;
+
+		if (svr_guest_silent(r, g, &lost))
+			fprintf(f, "warning: guest %s received no frame: %" PRIu64 " lost toward it (link down?)\n",
+				svr_guest_name(r, g), lost);
+	}
 	for (unsigned p = 0; p < SVR_NPOINTS; p++) {
 		if (svr_point_present(r, p, SVR_GUEST_SHARED))
 			continue;
@@ -107,10 +123,10 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 		unsigned n = svr_hop_list(r, g, pairs, 64);
 
 		for (unsigned i = 0; i < n; i++) {
-			text_hop(r, f, pairs[i][0], pairs[i][1], g, -1);
+			text_hop(r, e, f, pairs[i][0], pairs[i][1], g, -1);
 			if (svr_nstreams(r) > 1)
 				for (unsigned s = 0; s < svr_nstreams(r); s++)
-					text_hop(r, f, pairs[i][0], pairs[i][1], g, (int)s);
+					text_hop(r, e, f, pairs[i][0], pairs[i][1], g, (int)s);
 		}
 	}
 
@@ -177,6 +193,10 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 		for (unsigned k = 0; k < e->nres[i]; k++) {
 			const struct svr_budget_result *res = &e->res[i][k];
 
+			if (res->unsync) {
+				fprintf(f, " [%s: unsynchronised, not evaluated]", gname(r, res->guest));
+				continue;
+			}
 			if (!res->evaluated) {
 				fprintf(f, " [%s: no data]", gname(r, res->guest));
 				continue;
@@ -200,12 +220,17 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			sv_stats_format_ns(l->wait_ns, buf, sizeof(buf));
 			fprintf(f, "  %s smpCnt %u %s: %s waited %s", st ? st->svid : "?", l->smp_cnt,
 				l->guest >= 0 ? gname(r, l->guest) : "-", l->feeder_comm, buf);
+			if (l->has_hop) {
+				sv_stats_format_ns(l->hop_ns, buf2, sizeof(buf2));
+				sv_hop_format(l->hop_from, l->point, buf3, sizeof(buf3));
+				fprintf(f, " (%s %s)", buf3, buf2);
+			}
 			if (svr_late_unheld(l))
 				fputs(" with no other thread on the CPU (idle, or not seen)\n", f);
 			else
 				fprintf(f, " while %s (pid %u, %s %u) held the CPU\n",
 					svr_holder_label(l->holder_comm, l->holder_pid), l->holder_pid,
-					policy_name(l->holder_policy), l->holder_prio);
+					svr_policy_name(l->holder_policy), l->holder_prio);
 		}
 		for (unsigned i = 0; i < svr_nholders(r); i++) {
 			const struct svr_holder *h = svr_holder_get(r, i);
@@ -216,7 +241,7 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 					h->count, buf);
 			else
 				fprintf(f, "  holder %s (%s %u): %" PRIu64 " times, worst %s\n",
-					svr_holder_label(h->comm, 0), policy_name(h->policy), h->prio, h->count, buf);
+					svr_holder_label(h->comm, 0), svr_policy_name(h->policy), h->prio, h->count, buf);
 		}
 	}
 	if (svr_ndrops(r)) {
@@ -233,15 +258,19 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			   "us max %" PRId64 "us, overflows %" PRIu64 "\n",
 			ct->path, ct->threads, ct->total, ct->min_us, ct->avg_us, ct->max_us, ct->overflows);
 	if (t->not_joinable || t->too_late || t->window_full || t->too_many_guests || t->outage_lost || t->skipped)
-		fprintf(f, "\nnot joined: %" PRIu64 " without a key, %" PRIu64 " after their window, %" PRIu64
-			   " evicted early (window full), %" PRIu64 " of extra guests; %" PRIu64
-			   " lost in long outages; %" PRIu64 " skipped by the publisher\n",
+		fprintf(f, "\nnot joined: %" PRIu64 " without a key (not counted as lost), %" PRIu64
+			   " after their window, %" PRIu64 " evicted early (window full), %" PRIu64
+			   " of extra guests; %" PRIu64 " lost in long outages; %" PRIu64 " skipped by the publisher\n",
 			t->not_joinable, t->too_late, t->window_full, t->too_many_guests, t->outage_lost, t->skipped);
+	if (t->rekeyed)
+		fprintf(f, "keyed from the stream's rate: %" PRIu64 " events recorded before their tool knew it\n",
+			t->rekeyed);
 	fprintf(f, "\nverdict: %s (%s)\n", svr_verdict_name(e->verdict), e->why);
 	return ferror(f) ? -EIO : 0;
 }
 
-static void json_hop(struct svr *r, struct sv_json *j, unsigned a, unsigned b, int guest, int stream)
+static void json_hop(struct svr *r, const struct svr_eval *e, struct sv_json *j, unsigned a, unsigned b, int guest,
+		     int stream)
 {
 	struct svr_hop h;
 	char name[16];
@@ -260,6 +289,8 @@ static void json_hop(struct svr *r, struct sv_json *j, unsigned a, unsigned b, i
 	sv_json_kv_uint(j, "missing", h.missing);
 	sv_json_kv_str(j, "source", h.from_summaries ? "summaries" : "frames");
 	sv_json_kv_bool(j, "exact", h.lat.exact);
+	sv_json_kv_bool(j, "cross_host", h.cross_host);
+	sv_json_kv_bool(j, "synchronised", !hop_unsync(e, &h));
 	sv_json_key(j, "latency_ns");
 	h.lat.count = h.count;
 	sv_stats_summary_json(j, &h.lat);
@@ -305,6 +336,25 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 	sv_json_array_end(&j);
 	sv_json_object_end(&j);
 
+	sv_json_key(&j, "warnings");
+	sv_json_array_begin(&j);
+	for (unsigned i = 0; i < svr_nwarnings(r); i++)
+		sv_json_string(&j, svr_warning(r, i));
+	sv_json_array_end(&j);
+	sv_json_key(&j, "silent_guests");
+	sv_json_array_begin(&j);
+	for (unsigned g = 0; g < svr_nguests(r); g++) {
+		uint64_t lost;
+
+		if (!svr_guest_silent(r, g, &lost))
+			continue;
+		sv_json_object_begin(&j);
+		sv_json_kv_str(&j, "guest", svr_guest_name(r, g));
+		sv_json_kv_uint(&j, "lost", lost);
+		sv_json_object_end(&j);
+	}
+	sv_json_array_end(&j);
+
 	sv_json_key(&j, "budgets");
 	sv_json_array_begin(&j);
 	for (unsigned i = 0; i < b->n; i++) {
@@ -325,7 +375,10 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 
 			sv_json_object_begin(&j);
 			sv_json_kv_str(&j, "guest", res->guest < 0 ? NULL : svr_guest_name(r, (unsigned)res->guest));
-			if (res->evaluated) {
+			if (res->unsync) {
+				sv_json_kv_null(&j, "value");
+				sv_json_kv_str(&j, "status", "unsynchronised");
+			} else if (res->evaluated) {
 				sv_json_kv_int(&j, "value", res->value);
 				sv_json_kv_bool(&j, "exact", res->exact);
 				if (!res->exact)
@@ -411,9 +464,9 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		unsigned n = svr_hop_list(r, g, pairs, 64);
 
 		for (unsigned i = 0; i < n; i++) {
-			json_hop(r, &j, pairs[i][0], pairs[i][1], g, -1);
+			json_hop(r, e, &j, pairs[i][0], pairs[i][1], g, -1);
 			for (unsigned s = 0; s < svr_nstreams(r); s++)
-				json_hop(r, &j, pairs[i][0], pairs[i][1], g, (int)s);
+				json_hop(r, e, &j, pairs[i][0], pairs[i][1], g, (int)s);
 		}
 	}
 	sv_json_array_end(&j);
@@ -453,6 +506,20 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		sv_json_object_begin(&j);
 		sv_json_kv_str(&j, "svID", st ? st->svid : NULL);
 		sv_json_kv_uint(&j, "smpCnt", l->smp_cnt);
+		/* svtrace's late keys (hop, egress, hop_ns), then svreport's own (point, guest) */
+		if (l->has_hop) {
+			char hop[16];
+
+			sv_hop_format(l->hop_from, l->point, hop, sizeof(hop));
+			sv_json_kv_str(&j, "hop", hop);
+		} else {
+			sv_json_kv_null(&j, "hop");
+		}
+		sv_json_kv_str(&j, "egress", l->guest < 0 ? NULL : svr_guest_name(r, (unsigned)l->guest));
+		if (l->has_hop)
+			sv_json_kv_int(&j, "hop_ns", l->hop_ns);
+		else
+			sv_json_kv_null(&j, "hop_ns");
 		sv_json_kv_str(&j, "point", sv_point_name(l->point));
 		sv_json_kv_str(&j, "guest", l->guest < 0 ? NULL : svr_guest_name(r, (unsigned)l->guest));
 		sv_json_kv_str(&j, "feeder_thread", l->feeder_comm);
@@ -466,7 +533,7 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		} else {
 			sv_json_kv_str(&j, "holder_thread", l->holder_comm);
 			sv_json_kv_uint(&j, "holder_pid", l->holder_pid);
-			sv_json_kv_str(&j, "holder_policy", policy_name(l->holder_policy));
+			sv_json_kv_str(&j, "holder_policy", svr_policy_name(l->holder_policy));
 			sv_json_kv_uint(&j, "holder_prio", l->holder_prio);
 		}
 		sv_json_kv_str(&j, "cause", sv_rec_wait_cause_name(l->cause));
@@ -485,7 +552,7 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 			sv_json_kv_null(&j, "holder_prio");
 		} else {
 			sv_json_kv_str(&j, "holder_thread", h->comm);
-			sv_json_kv_str(&j, "holder_policy", policy_name(h->policy));
+			sv_json_kv_str(&j, "holder_policy", svr_policy_name(h->policy));
 			sv_json_kv_uint(&j, "holder_prio", h->prio);
 		}
 		sv_json_kv_uint(&j, "count", h->count);
@@ -538,6 +605,7 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 	sv_json_kv_uint(&j, "outage_lost", t->outage_lost);
 	sv_json_kv_uint(&j, "exact_fallbacks", t->exact_dropped);
 	sv_json_kv_uint(&j, "realigned", t->realigned);
+	sv_json_kv_uint(&j, "rekeyed", t->rekeyed);
 	sv_json_object_end(&j);
 	sv_json_object_end(&j);
 	return sv_json_end(&j);

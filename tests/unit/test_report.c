@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -528,7 +529,7 @@ static void test_late_holders(void **state)
 	by = strstr(buf, "\"late_by_holder\"");
 	assert_non_null(by);
 	assert_non_null(strstr(by, "\"holder_thread\": \"hog\""));
-	assert_non_null(strstr(by, "\"holder_policy\": \"FIFO\""));
+	assert_non_null(strstr(by, "\"holder_policy\": \"SCHED_FIFO\""));
 	assert_non_null(strstr(by, "\"holder_thread\": null"));
 	assert_non_null(strstr(by, "\"holder_policy\": null"));
 	assert_non_null(strstr(by, "\"count\": 2"));
@@ -536,7 +537,7 @@ static void test_late_holders(void **state)
 	free(buf);
 	report_of(r, &b, &e, false, &buf);
 	assert_non_null(strstr(buf, "holder (idle or not seen): 2 times"));
-	assert_non_null(strstr(buf, "holder hog (FIFO 50): 1 times"));
+	assert_non_null(strstr(buf, "holder hog (SCHED_FIFO 50): 1 times"));
 	free(buf);
 	svr_destroy(r);
 }
@@ -657,6 +658,362 @@ static void test_cyclictest(void **state)
 	free(c);
 }
 
+/* A STREAM of @rate (0: unknown) for svID MU01 at index 0: svtrace and svsub on 9-2LE define it without a
+ * rate first, then again once they learn it. */
+static void define_rate(struct sv_record_writer *w, uint32_t rate)
+{
+	struct sv_rec_stream s = {.stream = 0, .appid = 0x4000, .asdus = 1, .sample_rate = rate, .conf_rev = 1,
+				  .vlan = 0xFFFF, .smp_synch = 2, .svid_len = 4, .smp_wrap = rate ? rate : 65536};
+
+	memcpy(s.svid, "MU01", 5);
+	assert_int_equal(sv_record_define_stream(w, &s), 0);
+}
+
+static void name_port(struct sv_record_writer *w, uint32_t id, const char *name)
+{
+	struct sv_rec_name n = {.name_kind = SV_REC_NAME_GUEST, .id = id};
+
+	snprintf(n.name, sizeof(n.name), "%s", name);
+	assert_int_equal(sv_record_define_name(w, &n), 0);
+}
+
+/* Frames 0..5999 (1.5 s): the sender skipped every 100th; the tracer learns the rate at the first wrap
+ * (frame 4000) and defines the stream again. Order, pacing and loss must be what the publisher's record
+ * gives: nothing reordered, every skipped frame lost before T1 (also those before the rate was known). */
+static void test_rate_learned_late(void **state)
+{
+	const char *files[] = {"trace.rec"}, *files_pub[] = {"pub.rec", "trace.rec"};
+	struct sv_record_writer *tr, *pub;
+	struct svr_hop h;
+	struct svr *r;
+	unsigned sent = 0;
+
+	(void)state;
+	tr = wopen("trace.rec", "svtrace", "hostA", true, 0);
+	pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
+	for (unsigned k = 0; k < 6000; k++) {
+		if (k == RATE)
+			define_rate(tr, RATE);
+		if (k % 100 == 7)
+			continue;
+		ev_write(pub, SV_POINT_T0, SEC0 + k / RATE, (uint16_t)(k % RATE), ts_of(k) + 5000, SV_REC_GUEST_NONE);
+		ev_write(tr, SV_POINT_T1, SEC0 + k / RATE, (uint16_t)(k % RATE), ts_of(k) + 20000, SV_REC_GUEST_NONE);
+		sent++;
+	}
+	assert_int_equal(sv_record_writer_close(tr), 0);
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	for (unsigned with_pub = 0; with_pub < 2; with_pub++) {
+		r = with_pub ? run(files_pub, NULL, 2) : run(files, NULL, 1);
+		assert_int_equal(svr_stream(r, 0)->rate, RATE);
+		assert_int_equal(svr_point(r, SV_POINT_T1, -1)->frames, sent);
+		assert_int_equal(svr_point(r, SV_POINT_T1, -1)->reordered, 0);
+		/* pacing over the whole run: every consecutive pair, 250 us each */
+		assert_non_null(svr_point(r, SV_POINT_T1, -1)->pacing);
+		assert_int_equal(svr_point(r, SV_POINT_T1, -1)->pacing->count, sent - 1 - 60);
+		assert_int_equal(svr_point(r, SV_POINT_T1, -1)->pacing->max, 250000);
+		assert_int_equal(svr_hop_get(r, SV_POINT_TS, SV_POINT_T1, SVR_GUEST_SHARED, -1, &h), 0);
+		assert_int_equal(h.count, sent);
+		assert_int_equal(h.lost, 60);	/* before everybody: the same with or without svpub */
+		if (!with_pub)
+			assert_int_equal(svr_totals(r)->frames, 6000);
+		svr_destroy(r);
+	}
+}
+
+/* The tracer names both egress ports; one link is down: that guest never sees a frame. It is listed,
+ * every frame that reached T1 is lost toward it, and the verdict fails (whatever the budgets). */
+static void test_silent_guest(void **state)
+{
+	const char *files[] = {"trace.rec"};
+	struct sv_record_writer *tr;
+	struct svr_budgets b;
+	static struct svr_eval e;
+	uint8_t pairs[16][2];
+	struct svr_hop h;
+	struct svr *r;
+	char *buf;
+	uint64_t lost;
+	int up = -1, down = -1;
+	unsigned n;
+	bool listed = false;
+
+	(void)state;
+	tr = wopen("trace.rec", "svtrace", "hostA", true, RATE);
+	name_port(tr, 0, "vm1p");
+	name_port(tr, 1, "vm2p");
+	for (unsigned k = 0; k < 400; k++) {
+		ev_write(tr, SV_POINT_T1, SEC0, (uint16_t)k, ts_of(k) + 20000, SV_REC_GUEST_NONE);
+		ev_write(tr, SV_POINT_T2A, SEC0, (uint16_t)k, ts_of(k) + 25000, 0);
+		ev_write(tr, SV_POINT_T2B, SEC0, (uint16_t)k, ts_of(k) + 30000, 0);
+	}
+	assert_int_equal(sv_record_writer_close(tr), 0);
+	r = run(files, NULL, 1);
+	assert_int_equal(svr_nguests(r), 2);
+	for (unsigned g = 0; g < 2; g++)
+		*(strcmp(svr_guest_name(r, g), "vm1p") ? &down : &up) = (int)g;
+	assert_true(up >= 0 && down >= 0);
+	assert_false(svr_guest_silent(r, (unsigned)up, &lost));
+	assert_true(svr_guest_silent(r, (unsigned)down, &lost));
+	assert_int_equal(lost, 400);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T1, SV_POINT_T2A, down, -1, &h), 0);
+	assert_int_equal(h.count, 0);
+	assert_int_equal(h.lost, 400);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T1, SV_POINT_T2A, up, -1, &h), 0);
+	assert_int_equal(h.lost, 0);
+	n = svr_hop_list(r, down, pairs, 16);
+	for (unsigned i = 0; i < n; i++)
+		listed |= pairs[i][0] == SV_POINT_T1 && pairs[i][1] == SV_POINT_T2A;
+	assert_true(listed);
+	svr_budgets_default(&b);
+	svr_evaluate(r, &b, &e);
+	assert_int_equal(e.verdict, SVR_FAIL);
+	assert_int_equal(e.silent, 1);
+	assert_non_null(strstr(e.why, "guest vm2p received none of its frames (400 lost)"));
+	report_of(r, &b, &e, true, &buf);
+	assert_non_null(strstr(buf, "\"silent_guests\""));
+	assert_non_null(strstr(buf, "\"lost\": 400"));
+	free(buf);
+	report_of(r, &b, &e, false, &buf);
+	assert_non_null(strstr(buf, "warning: guest vm2p received no frame: 400 lost"));
+	free(buf);
+	svr_destroy(r);
+}
+
+/* svsub on a 9-2LE stream flags its first frames not synchronised (rate unknown until the smpCnt wrap)
+ * and gives no STREAM rate: keyed from the publisher's rate, or from the subscriber's own later keyed
+ * events (t2 = sample time), they join; none counts as lost. A stream that is really unsynchronised
+ * stays "not joined" and its frames are not lost either. */
+static void test_unkeyed_rekeyed(void **state)
+{
+	const char *files[] = {"pub.rec", "sub.rec"}, *guests[] = {NULL, "vm1"};
+	struct sv_record_writer *pub, *sub;
+	struct svr_hop h;
+	struct svr *r;
+	int ret;
+
+	(void)state;
+	for (unsigned mode = 0; mode < 3; mode++) {
+		/* 0: with the publisher; 1: the subscriber alone; 2: smpSynch 0 (truly unsynchronised) */
+		pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
+		sub = wopen("sub.rec", "svsub", "hostA", true, 0);
+		if (mode == 2) {
+			struct sv_rec_stream s = {.stream = 0, .appid = 0x4000, .asdus = 1, .vlan = 0xFFFF,
+						  .smp_synch = 0, .svid_len = 4, .smp_wrap = 65536};
+
+			memcpy(s.svid, "MU01", 5);
+			assert_int_equal(sv_record_define_stream(sub, &s), 0);
+		}
+		for (unsigned k = 2000; k < 8000; k++) {
+			int64_t t3 = ts_of(k) + 70000;
+			struct sv_rec_event ev = {.point = SV_POINT_T3, .stream = 0, .t_ns = t3, .smp_cnt = (uint16_t)(k % RATE),
+						  .ts_src = SV_TS_SOFTWARE, .guest = SV_REC_GUEST_NONE, .nasdu = 1};
+
+			ev_write(pub, SV_POINT_T0, SEC0 + k / RATE, (uint16_t)(k % RATE), ts_of(k) + 5000,
+				 SV_REC_GUEST_NONE);
+			if (k == 2100)
+				continue;	/* one frame really lost */
+			if (k < RATE || mode == 2) {	/* before the wrap: no rate, no key */
+				ev.tai_sec = (uint32_t)sv_ns_to_sec_floor(t3);
+				ev.flags = SV_REC_F_NOT_SYNCED;
+			} else {
+				ev.tai_sec = SEC0 + k / RATE;
+				ev.t2_ns = ts_of(k);
+				ev.t2_kind = SV_T2_SAMPLE;
+			}
+			assert_int_equal(sv_record_write_event(sub, &ev), 0);
+		}
+		assert_int_equal(sv_record_writer_close(pub), 0);
+		assert_int_equal(sv_record_writer_close(sub), 0);
+		r = mode == 1 ? run(files + 1, guests + 1, 1) : run(files, guests, 2);
+		ret = svr_hop_get(r, mode == 1 ? SV_POINT_TS : SV_POINT_T0, SV_POINT_T3, 0, -1, &h);
+		if (mode < 2) {
+			assert_int_equal(ret, 0);
+			assert_int_equal(svr_totals(r)->rekeyed, RATE - 2000 - 1);
+			assert_int_equal(svr_totals(r)->not_joinable, 0);
+			assert_int_equal(h.count, 6000 - 1);
+			assert_int_equal(h.lost, 1);
+			assert_int_equal(h.lat.max, mode == 1 ? 70000 : 65000);
+			assert_int_equal(svr_point(r, SV_POINT_T3, 0)->reordered, 0);
+		} else {
+			assert_int_equal(svr_totals(r)->not_joinable, 6000 - 1);
+			assert_int_equal(h.lost, 0);	/* received, only not keyed: never lost */
+		}
+		svr_destroy(r);
+	}
+}
+
+/* 100 frames at @point whose times are the 100 sample instants (4 kHz) just before now (TAI). */
+static void write_recent(struct sv_record_writer *w, unsigned point)
+{
+	struct timespec ts;
+	int64_t now;
+	uint64_t k0;
+
+	assert_int_equal(clock_gettime(CLOCK_TAI, &ts), 0);
+	now = (int64_t)ts.tv_sec * SV_NSEC_PER_SEC + ts.tv_nsec;
+	k0 = (uint64_t)(now / 250000) - 101;
+	for (uint64_t k = k0; k < k0 + 100; k++)
+		ev_write(w, point, (uint32_t)(k / RATE), (uint16_t)(k % RATE), (int64_t)k * 250000 + 5000,
+			 SV_REC_GUEST_NONE);
+}
+
+/* The same record twice (same path, another path to it, a copy), two runs under one guest name: usage
+ * errors that name both files. Records of two runs that never overlap: a warning, and the time between
+ * them is no loss. */
+static void test_mixed_sets(void **state)
+{
+	const char *files[] = {"pub.rec", "trace.rec"};
+	struct sv_record_writer *pub, *tr;
+	struct svr_budgets b;
+	static struct svr_eval e;
+	struct svr_hop h;
+	struct svr *r;
+	char cmd[512], *buf;
+
+	(void)state;
+	make_pair("hostA", true, 100000);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && ln -s pub.rec '%s'", path_of("pub.rec"), path_of("copy.rec"),
+		 path_of("link.rec"));
+	assert_int_equal(system(cmd), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		const char *second[] = {"pub.rec", "copy.rec", "link.rec"};
+
+		assert_int_equal(svr_create(&r, NULL), 0);
+		assert_int_equal(svr_add_file(r, path_of("pub.rec"), NULL), 0);
+		assert_int_equal(svr_add_file(r, path_of(second[i]), NULL), -EEXIST);
+		assert_non_null(strstr(svr_file(r, 1)->errmsg, "the same record as"));
+		assert_non_null(strstr(svr_file(r, 1)->errmsg, second[i]));
+		svr_destroy(r);
+	}
+	assert_int_equal(svr_create(&r, NULL), 0);
+	assert_int_equal(svr_add_file(r, path_of("sub.rec"), "vm1"), 0);
+	assert_int_equal(svr_add_file(r, path_of("pub.rec"), "vm1"), -EEXIST);
+	assert_non_null(strstr(svr_file(r, 1)->errmsg, "guest vm1 already has the records of"));
+	svr_destroy(r);
+
+	/* a publisher's run, then 300 ms later a tracer's (records end where each writer closed: real times) */
+	pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
+	write_recent(pub, SV_POINT_T0);
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	usleep(300000);
+	tr = wopen("trace.rec", "svtrace", "hostA", true, RATE);
+	write_recent(tr, SV_POINT_T1);
+	assert_int_equal(sv_record_writer_close(tr), 0);
+	r = run(files, NULL, 2);
+	assert_int_equal(svr_nwarnings(r), 1);
+	assert_non_null(strstr(svr_warning(r, 0), "do not overlap in time"));
+	/* ~1100 frames between the two files: only those of the publisher's last ms (its tail, while it was
+	 * still recording) may count */
+	assert_int_equal(svr_hop_get(r, SV_POINT_TS, SV_POINT_T0, SVR_GUEST_SHARED, -1, &h), 0);
+	assert_true(h.lost < 40);
+	assert_int_equal(svr_hop_get(r, SV_POINT_TS, SV_POINT_T1, SVR_GUEST_SHARED, -1, &h), 0);
+	assert_true(h.lost < 40);
+	svr_budgets_default(&b);
+	svr_evaluate(r, &b, &e);
+	report_of(r, &b, &e, true, &buf);
+	assert_non_null(strstr(buf, "\"warnings\": ["));
+	assert_non_null(strstr(buf, "do not overlap in time"));
+	free(buf);
+	report_of(r, &b, &e, false, &buf);
+	assert_non_null(strstr(buf, "warning: "));
+	free(buf);
+	svr_destroy(r);
+}
+
+/* Nothing to check (a publisher's record alone): verdict NONE, not FAIL. */
+static void test_verdict_none(void **state)
+{
+	const char *files[] = {"pub.rec"};
+	struct svr_budgets b;
+	static struct svr_eval e;
+	struct svr *r;
+
+	(void)state;
+	make_pair("hostA", true, 100000);
+	r = run(files, NULL, 1);
+	svr_budgets_default(&b);
+	svr_evaluate(r, &b, &e);
+	assert_int_equal(e.verdict, SVR_NONE);
+	assert_string_equal(svr_verdict_name(e.verdict), "NONE");
+	assert_non_null(strstr(e.why, "nothing to check"));
+	svr_destroy(r);
+}
+
+/* The late list carries svtrace's keys (hop, egress, hop_ns, SCHED_* policies); two hosts whose clocks
+ * are not synchronised: the cross-host hop is marked and not judged, the hop within one host is. */
+static void test_late_keys_cross_host(void **state)
+{
+	const char *files[] = {"pub.rec", "trace.rec", "sub.rec"}, *guests[] = {NULL, NULL, "vm1"};
+	struct sv_record_writer *pub, *tr, *sub;
+	struct sv_rec_thread th;
+	struct svr_budgets b;
+	static struct svr_eval e;
+	struct svr *r;
+	char *buf;
+
+	(void)state;
+	pub = wopen("pub.rec", "svpub", "hostA", true, RATE);
+	tr = wopen("trace.rec", "svtrace", "hostA", true, RATE);
+	sub = wopen("sub.rec", "svsub", "hostB", false, RATE);
+	name_port(tr, 0, "vm1");
+	for (unsigned k = 0; k < 100; k++) {
+		ev_write(pub, SV_POINT_T0, SEC0, (uint16_t)k, ts_of(k) + 5000, SV_REC_GUEST_NONE);
+		ev_write(tr, SV_POINT_T1, SEC0, (uint16_t)k, ts_of(k) + 20000, SV_REC_GUEST_NONE);
+		ev_write(tr, SV_POINT_T2A, SEC0, (uint16_t)k, ts_of(k) + 25000, 0);
+		ev_write(tr, SV_POINT_T2B, SEC0, (uint16_t)k, ts_of(k) + (k == 5 ? 225000 : 30000), 0);
+		ev_write(sub, SV_POINT_T3, SEC0, (uint16_t)k, ts_of(k) + 900000, SV_REC_GUEST_NONE);
+		ev_write(sub, SV_POINT_T4, SEC0, (uint16_t)k, ts_of(k) + 910000, SV_REC_GUEST_NONE);
+	}
+	memset(&th, 0, sizeof(th));
+	th.point = SV_POINT_T2B;
+	th.t_ns = ts_of(5) + 26000;
+	th.wait_ns = 190000;
+	th.tai_sec = SEC0;
+	th.smp_cnt = 5;
+	th.guest = 0;
+	th.holder_pid = 77;
+	th.holder_policy = 0;
+	th.holder_prio = 20;
+	strcpy(th.feeder_comm, "vhost-1");
+	strcpy(th.holder_comm, "hog");
+	assert_int_equal(sv_record_write_thread(tr, &th), 0);
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	assert_int_equal(sv_record_writer_close(tr), 0);
+	assert_int_equal(sv_record_writer_close(sub), 0);
+	r = run(files, guests, 3);
+	assert_int_equal(svr_nlate(r), 1);
+	assert_true(svr_late_get(r, 0)->has_hop);
+	assert_int_equal(svr_late_get(r, 0)->hop_from, SV_POINT_T2A);
+	assert_int_equal(svr_late_get(r, 0)->hop_ns, 200000);
+	assert_true(svr_hop_cross_host(r, SV_POINT_T2B, SV_POINT_T3, 0));
+	assert_true(svr_hop_cross_host(r, SV_POINT_T0, SV_POINT_T4, 0));
+	assert_false(svr_hop_cross_host(r, SV_POINT_T1, SV_POINT_T2B, 0));
+	assert_false(svr_hop_cross_host(r, SV_POINT_T3, SV_POINT_T4, 0));
+	svr_budgets_default(&b);	/* T0-T4 250 us (cross-host), T1-T2b 100 us (exceeded), T3-T4 100 us */
+	svr_evaluate(r, &b, &e);
+	assert_false(e.clock.ok);
+	assert_true(e.res[0][0].unsync);
+	assert_false(e.res[0][0].evaluated);
+	assert_true(e.res[1][0].evaluated);
+	assert_false(e.res[1][0].pass);
+	assert_true(e.res[2][0].pass);
+	assert_int_equal(e.verdict, SVR_FAIL);	/* measured within one host */
+	report_of(r, &b, &e, true, &buf);
+	assert_non_null(strstr(buf, "\"hop\": \"T2a-T2b\""));
+	assert_non_null(strstr(buf, "\"egress\": \"vm1\""));
+	assert_non_null(strstr(buf, "\"hop_ns\": 200000"));
+	assert_non_null(strstr(buf, "\"holder_policy\": \"SCHED_OTHER\""));
+	assert_non_null(strstr(buf, "\"point\": \"T2b\""));	/* the older keys stay */
+	assert_non_null(strstr(buf, "\"status\": \"unsynchronised\""));
+	assert_non_null(strstr(buf, "\"synchronised\": false"));
+	free(buf);
+	report_of(r, &b, &e, false, &buf);
+	assert_non_null(strstr(buf, "[vm1: unsynchronised, not evaluated]"));
+	assert_non_null(strstr(buf, "(unsynchronised)"));
+	free(buf);
+	svr_destroy(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -671,6 +1028,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cyclictest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_labels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_publisher_behind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rate_learned_late, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_silent_guest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unkeyed_rekeyed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mixed_sets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_late_keys_cross_host, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
