@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sv_log.h"
 #include "sv_record.h"
 #include "sv_stats.h"
 
@@ -140,6 +141,8 @@ const char *sv_rec_reason_name(unsigned reason)
 		return "ring_overflow";
 	case SV_REASON_STALE:
 		return "stale";
+	case SV_REASON_MISSING:
+		return "missing";
 	default:
 		return NULL;
 	}
@@ -265,6 +268,7 @@ struct sv_record_writer {
 	uint64_t part_bytes;	       /* octets of the current part on disk */
 	uint64_t part_records;	       /* records of the current part on disk */
 	bool in_rotate;
+	bool created;		       /* the path did not exist: this writer made it */
 	struct sv_rec_stream *streams;
 	uint8_t *defined;
 	struct sv_rec_name *names;
@@ -393,11 +397,24 @@ static int writer_append(struct sv_record_writer *w, unsigned kind, const void *
 	return err;
 }
 
+/* Opens (truncates) the path, noting whether it was created here: a failed start removes only a file this
+ * writer made, never what the user named (a device, a symlink, their data). Rotation renames the path, so
+ * it needs a regular file (-EINVAL: a record rotated "to /dev/null" would move the device node). */
 static int writer_open_file(struct sv_record_writer *w)
 {
-	w->fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	struct stat st;
+
+	w->fd = open(w->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	w->created = w->fd >= 0;
+	if (w->fd < 0 && errno == EEXIST)
+		w->fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0)
 		return -errno;
+	if (w->rotate_bytes && (fstat(w->fd, &st) || !S_ISREG(st.st_mode))) {
+		close(w->fd);
+		w->fd = -1;
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -625,7 +642,8 @@ int sv_record_writer_open(struct sv_record_writer **wp, const struct sv_record_w
 	return 0;
 
 out_unlink:
-	unlink(w->path);
+	if (w->created)
+		unlink(w->path);
 out_free:
 	writer_free(w);
 	return err;
@@ -852,6 +870,8 @@ struct sv_record_reader {
 	const char *err_detail;
 	int err_errno;
 	uint64_t skipped;
+	struct sv_record_reader_damage dmg;	/* what resynchronisation stepped over */
+	uint64_t probe_bytes;			/* octets read checking false block magics (reader_scan) */
 	struct sv_rec_stream *streams;
 	uint8_t *defined;
 	struct sv_rec_name *names;
@@ -991,70 +1011,299 @@ const struct sv_rec_file_header *sv_record_reader_header(const struct sv_record_
 	return &r->hdr;
 }
 
-/* Loads and checks the next block (framing, CRC, record sizes and count). 1 = loaded, 0 = EOF. */
-static int reader_load_block(struct sv_record_reader *r)
+/* A block fault found by block_read(): what, where, and how much of the block could be read. */
+struct blk_fault {
+	enum sv_record_err err;
+	uint64_t off;
+	const char *detail;
+	bool header_ok;		/* magic and a plausible length (len may still be the damaged field) */
+};
+
+static int blk_fault(struct blk_fault *ft, enum sv_record_err e, uint64_t off, const char *detail)
 {
-	struct sv_rec_block_header bh;
-	uint64_t at = r->off;
+	ft->err = e;
+	ft->off = off;
+	ft->detail = detail;
+	return -1;
+}
+
+static bool block_len_ok(const struct sv_record_reader *r, uint32_t len)
+{
+	return len && len % 8 == 0 && len <= r->hdr.block_max;
+}
+
+/*
+ * Reads and checks the block at @at (the stream is positioned there): framing, CRC, record sizes and
+ * count. 1 = loaded into r->blk, 0 = end of file at @at, -1 = fault (in *ft). Never calls reader_fail,
+ * so resynchronisation can use it to probe candidate offsets.
+ */
+static int block_read(struct sv_record_reader *r, uint64_t at, struct sv_rec_block_header *bh,
+		      struct blk_fault *ft)
+{
 	size_t pos = 0;
 	uint32_t count = 0;
 	ssize_t n;
 
-	n = read_full(r, &bh, sizeof(bh));
+	ft->header_ok = false;
+	n = read_full(r, bh, sizeof(*bh));
 	if (n < 0)
-		return reader_fail(r, SV_RECORD_E_IO, at, NULL);
+		return blk_fault(ft, SV_RECORD_E_IO, at, NULL);
 	if (n == 0)
 		return 0;
 	if (r->ended)
-		return reader_fail(r, SV_RECORD_E_AFTER_END, at, NULL);
-	if ((size_t)n < sizeof(bh))
-		return reader_fail(r, SV_RECORD_E_BLOCK_TRUNCATED, at, "block header");
-	if (bh.magic != SV_REC_BLOCK_MAGIC)
-		return reader_fail(r, SV_RECORD_E_BLOCK_MAGIC, at, NULL);
-	if (!bh.len || bh.len % 8 || bh.len > r->hdr.block_max)
-		return reader_fail(r, SV_RECORD_E_BLOCK_LENGTH, at + 4, NULL);
-	n = read_full(r, r->blk, bh.len);
+		return blk_fault(ft, SV_RECORD_E_AFTER_END, at, NULL);
+	if ((size_t)n < sizeof(*bh))
+		return blk_fault(ft, SV_RECORD_E_BLOCK_TRUNCATED, at, "block header");
+	if (bh->magic != SV_REC_BLOCK_MAGIC)
+		return blk_fault(ft, SV_RECORD_E_BLOCK_MAGIC, at, NULL);
+	if (!block_len_ok(r, bh->len))
+		return blk_fault(ft, SV_RECORD_E_BLOCK_LENGTH, at + 4, NULL);
+	ft->header_ok = true;
+	n = read_full(r, r->blk, bh->len);
 	if (n < 0)
-		return reader_fail(r, SV_RECORD_E_IO, at + sizeof(bh), NULL);
-	if ((size_t)n < bh.len)
-		return reader_fail(r, SV_RECORD_E_BLOCK_TRUNCATED, at + sizeof(bh) + (uint64_t)n, "payload");
-	if (sv_crc32c(sv_crc32c(0, &bh, 12), r->blk, bh.len) != bh.crc32c)
-		return reader_fail(r, SV_RECORD_E_BLOCK_CRC, at, NULL);
+		return blk_fault(ft, SV_RECORD_E_IO, at + sizeof(*bh), NULL);
+	if ((size_t)n < bh->len)
+		return blk_fault(ft, SV_RECORD_E_BLOCK_TRUNCATED, at + sizeof(*bh) + (uint64_t)n, "payload");
+	if (sv_crc32c(sv_crc32c(0, bh, 12), r->blk, bh->len) != bh->crc32c)
+		return blk_fault(ft, SV_RECORD_E_BLOCK_CRC, at, NULL);
 	/* A valid CRC does not prove a valid writer: walk the framing before handing anything out. */
-	while (pos < bh.len) {
+	while (pos < bh->len) {
 		struct sv_rec_hdr h;
-		uint64_t roff = at + sizeof(bh) + pos;
+		uint64_t roff = at + sizeof(*bh) + pos;
 
-		if (bh.len - pos < sizeof(h))
-			return reader_fail(r, SV_RECORD_E_RECORD_SIZE, roff, "record header");
+		if (bh->len - pos < sizeof(h))
+			return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, "record header");
 		memcpy(&h, r->blk + pos, sizeof(h));
-		if (h.size < 8 || h.size % 8 || h.size > bh.len - pos)
-			return reader_fail(r, SV_RECORD_E_RECORD_SIZE, roff, sv_rec_kind_name(h.kind));
+		if (h.size < 8 || h.size % 8 || h.size > bh->len - pos)
+			return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, sv_rec_kind_name(h.kind));
 		if (h.kind == 0)
-			return reader_fail(r, SV_RECORD_E_RECORD_FIELD, roff, "kind 0");
+			return blk_fault(ft, SV_RECORD_E_RECORD_FIELD, roff, "kind 0");
 		if (h.kind < SV_REC_KIND_MAX) {
 			if (h.kind == SV_REC_HIST) {
 				struct sv_rec_hist rh;
 
 				if (h.size < sizeof(rh))
-					return reader_fail(r, SV_RECORD_E_RECORD_SIZE, roff, "hist");
+					return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, "hist");
 				memcpy(&rh, r->blk + pos, sizeof(rh));
 				if (rh.len > h.size - sizeof(rh) || h.size - sizeof(rh) - rh.len >= 8)
-					return reader_fail(r, SV_RECORD_E_RECORD_SIZE, roff, "hist len");
+					return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, "hist len");
 			} else if (h.size != fixed_size[h.kind]) {
-				return reader_fail(r, SV_RECORD_E_RECORD_SIZE, roff, sv_rec_kind_name(h.kind));
+				return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, sv_rec_kind_name(h.kind));
 			}
 		}
 		pos += h.size;
 		count++;
 	}
-	if (count != bh.records)
-		return reader_fail(r, SV_RECORD_E_RECORD_COUNT, at + 8, NULL);
-	r->blk_len = bh.len;
-	r->blk_pos = 0;
-	r->blk_off = at + sizeof(bh);
-	r->off = at + sizeof(bh) + bh.len;
+	if (count != bh->records)
+		return blk_fault(ft, SV_RECORD_E_RECORD_COUNT, at + 8, NULL);
 	return 1;
+}
+
+static int reader_seek(struct sv_record_reader *r, uint64_t off)
+{
+	if (off > INT64_MAX || fseeko(r->f, (off_t)off, SEEK_SET))
+		return -1;
+	return 0;
+}
+
+#define SV_RECORD_SKIPS_LOGGED 100	/* per reader: a file of garbage must not flood the log */
+
+/* Counts and reports (once, through sv_log, at the block's offset @from) the damaged stretch [@from, @to)
+ * the reader steps over.
+ * @records: what the skipped block's header claimed (-1: unreadable); @complete: that is all it lost. */
+static void reader_skip(struct sv_record_reader *r, const struct blk_fault *ft, uint64_t from, uint64_t to,
+			int64_t records, bool complete)
+{
+	struct sv_record_reader_damage *d = &r->dmg;
+	const uint64_t hdr = sizeof(struct sv_rec_block_header);
+	uint64_t room = to - from > hdr ? to - from - hdr : 0;
+	char lost[48];
+
+	/* a count is believed only as far as the octets stepped over could hold it (records are >= 8 octets) */
+	if (records > 0 && (uint64_t)records > room / 8) {
+		records = -1;
+		complete = false;
+	}
+	if (!d->blocks_skipped) {
+		d->first_err = ft->err;
+		d->first_offset = from;
+	}
+	d->last_err = ft->err;
+	d->last_offset = from;
+	d->blocks_skipped++;
+	d->octets_skipped += to - from;
+	if (records > 0)
+		d->records_lost += (uint64_t)records;
+	if (!complete)
+		d->skips_uncounted++;
+	if (d->blocks_skipped > SV_RECORD_SKIPS_LOGGED)
+		return;
+	if (complete)
+		snprintf(lost, sizeof(lost), "%" PRId64 " records lost", records);
+	else if (records > 0)
+		snprintf(lost, sizeof(lost), "at least %" PRId64 " records lost", records);
+	else
+		snprintf(lost, sizeof(lost), "records lost unknown");
+	sv_warn("%s: offset %" PRIu64 ": %s: %s%s%s%s: skipped %" PRIu64
+		" octets (%s), reading on at offset %" PRIu64 "%s",
+		r->name, from, sv_record_errname(ft->err), sv_record_errdesc(ft->err), ft->detail ? " (" : "",
+		ft->detail ? ft->detail : "", ft->detail ? ")" : "", to - from, lost, to,
+		d->blocks_skipped == SV_RECORD_SKIPS_LOGGED ? " (further skips are counted, not logged)" : "");
+}
+
+/* Faults a reader steps over when it finds the next block; the others end the read. A partial block header
+ * is the end of the file (nothing can follow it); a short payload is a crash's last block unless a valid
+ * block turns up after it (then its length field was the damage). */
+static bool fault_skippable(const struct blk_fault *ft)
+{
+	switch (ft->err) {
+	case SV_RECORD_E_BLOCK_MAGIC:
+	case SV_RECORD_E_BLOCK_LENGTH:
+	case SV_RECORD_E_BLOCK_CRC:
+	case SV_RECORD_E_RECORD_SIZE:
+	case SV_RECORD_E_RECORD_COUNT:
+	case SV_RECORD_E_RECORD_FIELD: /* only block_read's "kind 0": a framing fault */
+		return true;
+	case SV_RECORD_E_BLOCK_TRUNCATED:
+		return ft->header_ok;
+	default:
+		return false;
+	}
+}
+
+#define SV_RECORD_PROBE_FACTOR 16
+
+/*
+ * Scans 8-aligned offsets from @from for the first block that passes every check of block_read() (magic,
+ * length, CRC-32C, framing): the block header has no checksum of its own, so a magic alone is not trusted.
+ * Memory stays r->blk. Returns 1 and *found, 0 when none up to the end of the file (or the stream cannot
+ * seek, or false magics used up the probe budget), -1 on a read error (r->err_errno set).
+ */
+static int reader_scan(struct sv_record_reader *r, uint64_t from, uint64_t *found)
+{
+	uint64_t pos = from;
+
+	for (;;) {
+		ssize_t n;
+		size_t i;
+		bool probed = false;
+
+		if (reader_seek(r, pos))
+			return 0;
+		n = read_full(r, r->blk, r->hdr.block_max);
+		if (n < 0)
+			return -1;
+		for (i = 0; i + 8 <= (size_t)n; i += 8) {
+			struct sv_rec_block_header bh;
+			struct blk_fault ft;
+			uint32_t magic;
+			int ret;
+
+			memcpy(&magic, r->blk + i, 4);
+			if (magic != SV_REC_BLOCK_MAGIC)
+				continue;
+			if (reader_seek(r, pos + i))
+				return 0;
+			ret = block_read(r, pos + i, &bh, &ft);
+			if (ret > 0) {
+				*found = pos + i;
+				return 1;
+			}
+			if (ret < 0 && ft.err == SV_RECORD_E_IO)
+				return -1;
+			/* a false magic (payload data): go on after it; block_read overwrote the window. Probes
+			 * of crafted magics could re-read block_max octets every 8 octets: their total is held
+			 * to a multiple of the file read so far, so the scan stays linear in the file size. */
+			r->probe_bytes += sizeof(bh) + (ft.header_ok ? bh.len : 0);
+			if (r->probe_bytes > SV_RECORD_PROBE_FACTOR * (pos + i + r->hdr.block_max))
+				return 0;
+			pos += i + 8;
+			probed = true;
+			break;
+		}
+		if (probed)
+			continue;
+		if ((size_t)n < r->hdr.block_max)
+			return 0;
+		pos += (uint64_t)n;
+	}
+}
+
+/*
+ * The block at @at is damaged (@ft): find where reading goes on, count and report what is stepped over,
+ * and position the stream there (r->off). First the block's own length, when its header looks intact and
+ * it leads to the end of the file or to another plausible block header (one skip, the header's record
+ * count); else a scan for the next block that checks out completely (one skip however many blocks it
+ * crosses, record count a lower bound). Returns 0, or reader_fail() with the original fault when nothing
+ * valid follows (a damaged last block, a crash's partial block: the records before are still used).
+ */
+static int reader_resync(struct sv_record_reader *r, uint64_t at, const struct sv_rec_block_header *bh,
+			 const struct blk_fault *ft)
+{
+	/* a count is believed only from a header with magic and a plausible length (and see reader_skip) */
+	int64_t records = ft->header_ok ? (int64_t)bh->records : -1;
+	uint64_t next, found;
+	int ret;
+
+	if (ft->header_ok && ft->err != SV_RECORD_E_BLOCK_TRUNCATED) {
+		struct sv_rec_block_header nh;
+		ssize_t n;
+
+		next = at + sizeof(*bh) + bh->len;
+		/* a framing fault stopped block_read inside the payload: seek to the next header */
+		if (reader_seek(r, next))
+			return reader_fail(r, ft->err, ft->off, ft->detail);
+		n = read_full(r, &nh, sizeof(nh));
+		if (n < 0)
+			return reader_fail(r, SV_RECORD_E_IO, next, NULL);
+		if (n == 0 || (n == sizeof(nh) && nh.magic == SV_REC_BLOCK_MAGIC && block_len_ok(r, nh.len))) {
+			reader_skip(r, ft, at, next, records, records >= 0);
+			r->off = next;
+			return reader_seek(r, next) ? reader_fail(r, ft->err, ft->off, ft->detail) : 0;
+		}
+	}
+	ret = reader_scan(r, at + 8, &found);
+	if (ret < 0)
+		return reader_fail(r, SV_RECORD_E_IO, at, NULL);
+	if (ret == 0)
+		return reader_fail(r, ft->err, ft->off, ft->detail);
+	if (ft->err == SV_RECORD_E_BLOCK_TRUNCATED) {
+		/* not the end of the file after all: the length was the damage */
+		const struct blk_fault lf = { SV_RECORD_E_BLOCK_LENGTH, at + 4, "past a later valid block", true };
+
+		reader_skip(r, &lf, at, found, records, false);
+	} else {
+		reader_skip(r, ft, at, found, records, false);
+	}
+	r->off = found;
+	return reader_seek(r, found) ? reader_fail(r, ft->err, ft->off, ft->detail) : 0;
+}
+
+/* Loads the next good block, stepping over damaged ones (reader_resync). 1 = loaded, 0 = EOF. */
+static int reader_load_block(struct sv_record_reader *r)
+{
+	for (;;) {
+		struct sv_rec_block_header bh;
+		struct blk_fault ft;
+		uint64_t at = r->off;
+		int ret;
+
+		ret = block_read(r, at, &bh, &ft);
+		if (ret == 0)
+			return 0;
+		if (ret > 0) {
+			r->blk_len = bh.len;
+			r->blk_pos = 0;
+			r->blk_off = at + sizeof(bh);
+			r->off = at + sizeof(bh) + bh.len;
+			return 1;
+		}
+		if (!fault_skippable(&ft))
+			return reader_fail(r, ft.err, ft.off, ft.detail);
+		ret = reader_resync(r, at, &bh, &ft);
+		if (ret)
+			return ret;
+	}
 }
 
 static bool reader_stream_ok(const struct sv_record_reader *r, uint32_t stream)
@@ -1138,7 +1387,9 @@ static const char *reader_check_fields(struct sv_record_reader *r, struct sv_rec
 	case SV_REC_END:
 		if (o->u.end.rotated > 1)
 			return "end.rotated";
-		if (o->u.end.records != r->part_records)
+		/* after a skipped block the reader saw fewer records than the writer wrote, never more */
+		if (r->dmg.blocks_skipped ? o->u.end.records < r->part_records
+					  : o->u.end.records != r->part_records)
 			return "end.records";
 		return NULL;
 	default:
@@ -1215,6 +1466,18 @@ int sv_record_reader_next(struct sv_record_reader *r, struct sv_rec *out)
 		bad = reader_check_fields(r, out, &undef);
 		if (bad)
 			return reader_fail(r, SV_RECORD_E_RECORD_FIELD, roff, bad);
+		if (undef && r->dmg.blocks_skipped) {
+			/* its STREAM record may have been in a skipped block: drop it, counted, instead of
+			 * handing out a record whose stream nobody can look up */
+			if (!r->dmg.records_orphaned++)
+				sv_warn("%s: offset %" PRIu64 ": %s: %s (%s): records of streams defined in a "
+					"skipped block are dropped (counted)",
+					r->name, roff, sv_record_errname(SV_RECORD_E_STREAM_UNDEFINED),
+					sv_record_errdesc(SV_RECORD_E_STREAM_UNDEFINED), sv_rec_kind_name(h.kind));
+			r->part_records++;
+			r->blk_pos += h.size;
+			continue;
+		}
 		if (undef)
 			return reader_fail(r, SV_RECORD_E_STREAM_UNDEFINED, roff, sv_rec_kind_name(h.kind));
 		reader_enter(r, out);
@@ -1252,6 +1515,11 @@ bool sv_record_reader_clean_end(const struct sv_record_reader *r)
 uint64_t sv_record_reader_skipped(const struct sv_record_reader *r)
 {
 	return r->skipped;
+}
+
+void sv_record_reader_get_damage(const struct sv_record_reader *r, struct sv_record_reader_damage *d)
+{
+	*d = r->dmg;
 }
 
 const struct sv_rec_stream *sv_record_reader_stream(const struct sv_record_reader *r, uint32_t stream)

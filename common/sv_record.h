@@ -18,7 +18,8 @@
  * block is checksummed and written with write(2) (no fsync). Close flushes and appends an END record.
  *
  * Reader: one pass, bounded memory (one block buffer of block_max <= 4 MiB plus the tables), checks
- * everything; a fault is a named error (sv_record_errname) with the file offset where it was found.
+ * everything; a fault is a named error (sv_record_errname) with the file offset where it was found. A
+ * damaged block is stepped over when the next block can be found (counted: sv_record_reader_get_damage).
  */
 #ifndef SV_RECORD_H
 #define SV_RECORD_H
@@ -141,6 +142,7 @@ enum sv_rec_reason {
 	SV_REASON_FILTERED = 0x8005,		/* not a stream we follow */
 	SV_REASON_RING_OVERFLOW = 0x8006,	/* RX/ring buffer overflow (AF_XDP, BPF ringbuf) */
 	SV_REASON_STALE = 0x8007,		/* too old to be useful (latency budget) */
+	SV_REASON_MISSING = 0x8008,		/* seen upstream, never at this point within the tool's timeout (svtrace) */
 };
 /* Name of an svkit reason ("deadline_missed"...), or NULL for kernel values / unknown. */
 const char *sv_rec_reason_name(unsigned reason);
@@ -399,7 +401,8 @@ struct sv_record_writer_cfg {
 /*
  * Creates (truncates) cfg->path, writes the header. Measures the host sync state and, when the clock is
  * not TAI, the conversion to TAI (stored in every part's header). Returns 0 and *w, or -errno
- * (-EINVAL bad cfg, open(2)'s errno, -ENOMEM).
+ * (-EINVAL bad cfg or rotation asked of a path that is not a regular file, open(2)'s or write(2)'s errno,
+ * -ENOMEM). On failure a file created here is removed; a path that existed (a device, a symlink) is left.
  */
 int sv_record_writer_open(struct sv_record_writer **w, const struct sv_record_writer_cfg *cfg);
 
@@ -509,7 +512,9 @@ const struct sv_rec_file_header *sv_record_reader_header(const struct sv_record_
 /*
  * Next record, in file order. STREAM and NAME records are also entered in the reader's tables before
  * they are returned. Returns 1 (got one), 0 (end of file at a block boundary or after END), -EBADMSG
- * (format fault: sv_record_reader_err() names it, the reader stays failed) or -EIO.
+ * (format fault: sv_record_reader_err() names it, the reader stays failed) or -EIO. Damaged blocks with a
+ * valid block after them are skipped, not faults (see struct sv_record_reader_damage); finding the next
+ * block seeks, so on a stream that cannot seek (a pipe) the damage stays a fault.
  */
 int sv_record_reader_next(struct sv_record_reader *r, struct sv_rec *out);
 
@@ -521,6 +526,32 @@ int sv_record_reader_strerror(const struct sv_record_reader *r, char *buf, size_
 bool sv_record_reader_clean_end(const struct sv_record_reader *r);
 /* Records of unknown kinds skipped so far. */
 uint64_t sv_record_reader_skipped(const struct sv_record_reader *r);
+
+/*
+ * Damage read past so far. A block that fails its checks (block_magic, block_length, block_crc,
+ * record_size, record_count, or a short payload followed by a valid block) does not end the read when the
+ * next block can be found: at the damaged block's own length if its header has the magic and a plausible
+ * length (<= block_max) and that offset is the end of the file or holds another such header; else by
+ * scanning 8-aligned offsets for the next block that passes every check (magic, length, CRC-32C, framing).
+ * Each skip is counted here and reported once through sv_log() at SV_LOG_WARN ("FILE: offset N: block_crc:
+ * ...: skipped K octets (R records lost), reading on at offset M"; the first 100 of a reader). When no
+ * valid block follows, the original fault is the reader's error as before (a crash's partial last block
+ * stays block_truncated). The file header is never skipped: its faults fail sv_record_reader_open().
+ */
+struct sv_record_reader_damage {
+	uint64_t blocks_skipped;	/* skips (a scan across several damaged blocks counts one) */
+	uint64_t octets_skipped;	/* file octets stepped over, block headers included */
+	uint64_t records_lost;		/* record counts of the skipped blocks' headers, where believable */
+	uint64_t skips_uncounted;	/* skips whose loss is not all in records_lost (header unreadable, or
+					 * found by scanning): records_lost is then a lower bound */
+	uint64_t records_orphaned;	/* records after a skip whose stream is undefined (its STREAM record
+					 * was lost): dropped, counted here; without a skip: stream_undefined */
+	enum sv_record_err first_err;	/* why the first skip happened (SV_RECORD_OK: none) */
+	uint64_t first_offset;		/* file offset of the first skipped block */
+	enum sv_record_err last_err;
+	uint64_t last_offset;
+};
+void sv_record_reader_get_damage(const struct sv_record_reader *r, struct sv_record_reader_damage *d);
 
 /* Lookups in the tables built so far (NULL when absent). */
 const struct sv_rec_stream *sv_record_reader_stream(const struct sv_record_reader *r, uint32_t stream);

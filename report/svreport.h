@@ -121,6 +121,7 @@ struct svr_file_info {
 	int64_t start_tai_ns, end_tai_ns;
 	bool clean_end;			/* ended with an END record */
 	uint64_t records, events;
+	struct sv_record_reader_damage damage;	/* damaged blocks the reader skipped (sv_record.h) */
 	int err;			/* 0, or the reader's error (-EBADMSG...) */
 	char errmsg[256];
 };

@@ -85,6 +85,12 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			fi->host, fi->guest[0] ? ", guest " : "", fi->guest, fi->records,
 			fi->clean_end ? "" : " (no END record: writer stopped abruptly)", fi->err ? ": " : "",
 			fi->err ? fi->errmsg : "");
+		if (fi->damage.blocks_skipped)
+			fprintf(f, "  ! %s: damaged: %" PRIu64 " block(s) skipped (%" PRIu64 " octets, %s%" PRIu64
+				" records lost, %" PRIu64 " orphaned), first at offset %" PRIu64 "\n", fi->path,
+				fi->damage.blocks_skipped, fi->damage.octets_skipped,
+				fi->damage.skips_uncounted ? "at least " : "", fi->damage.records_lost,
+				fi->damage.records_orphaned, fi->damage.first_offset);
 	}
 	fprintf(f, "clock: %s%s\n", e->clock.ok ? "ok" : "UNSYNCHRONISED",
 		e->clock.single_host ? " (one host, one clock)" : "");
@@ -410,6 +416,14 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		sv_json_kv_uint(&j, "records", fi->records);
 		sv_json_kv_uint(&j, "events", fi->events);
 		sv_json_kv_bool(&j, "clean_end", fi->clean_end);
+		sv_json_key(&j, "damage");
+		sv_json_object_begin(&j);
+		sv_json_kv_uint(&j, "blocks_skipped", fi->damage.blocks_skipped);
+		sv_json_kv_uint(&j, "octets_skipped", fi->damage.octets_skipped);
+		sv_json_kv_uint(&j, "records_lost", fi->damage.records_lost);
+		sv_json_kv_bool(&j, "records_lost_exact", !fi->damage.skips_uncounted);
+		sv_json_kv_uint(&j, "records_orphaned", fi->damage.records_orphaned);
+		sv_json_object_end(&j);
 		sv_json_kv_str(&j, "error", fi->err ? fi->errmsg : NULL);
 		sv_json_object_end(&j);
 	}

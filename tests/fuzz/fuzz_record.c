@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * libFuzzer target for the record reader (svreport reads files copied from other hosts): any byte string
- * opens or fails with a named error, iterates to an end or a named error, and exports to CSV without
- * crashing, leaking or reading out of bounds.
+ * opens or fails with a named error, iterates to an end or a named error (stepping over damaged blocks,
+ * with counts that fit the input), and exports to CSV without crashing, leaking or reading out of bounds.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +12,20 @@
 #include "sv_stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* What a reader says it stepped over must fit in the input: each skip covers >= 8 octets after the
+ * 256-octet header, and no count comes from a header that could not hold it. */
+static void check_damage(const struct sv_record_reader *r, size_t size)
+{
+	struct sv_record_reader_damage d;
+
+	sv_record_reader_get_damage(r, &d);
+	if (d.octets_skipped > size || d.blocks_skipped * 8 > size || d.records_lost > size / 8 ||
+	    d.skips_uncounted > d.blocks_skipped || (d.blocks_skipped && (d.first_offset < SV_REC_HEADER_SIZE ||
+	    d.last_offset < d.first_offset || d.last_offset >= size || d.first_err == SV_RECORD_OK)) ||
+	    (!d.blocks_skipped && (d.octets_skipped || d.records_orphaned)))
+		abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -40,6 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			if (err < 0)
 				sv_record_reader_strerror(r, msg, sizeof(msg));
+			check_damage(r, size);
 		}
 		sv_record_reader_close(r);
 	}

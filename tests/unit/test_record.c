@@ -2,18 +2,22 @@
 /* sv_record: write -> read round trip of every kind, blocks, rotation (keep N, each part alone),
  * truncated and corrupted files give the named error at the right offset, CSV export. */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "sv_log.h"
 #include "sv_record.h"
 #include "sv_stats.h"
 
@@ -494,6 +498,8 @@ static uint8_t *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+static struct sv_record_reader_damage mem_damage; /* of read_mem()'s last read */
+
 /* Reads @len bytes of @buf as a file; returns the final error and its offset (records counted). */
 static enum sv_record_err read_mem(const uint8_t *buf, size_t len, uint64_t *off, int *records, char *msg,
 				   size_t msgsize)
@@ -522,6 +528,7 @@ static enum sv_record_err read_mem(const uint8_t *buf, size_t len, uint64_t *off
 	e = sv_record_reader_err(r, off);
 	if (msg)
 		sv_record_reader_strerror(r, msg, msgsize);
+	sv_record_reader_get_damage(r, &mem_damage);
 	sv_record_reader_close(r);
 	fclose(f);
 	return e;
@@ -648,35 +655,59 @@ static void test_corrupted(void **state)
 	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_HEADER_FIELD);
 	assert_int_equal(off, 14);
 
-	/* block framing */
-	memcpy(buf, orig, len);
-	buf[H] ^= 0xff;
-	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_BLOCK_MAGIC);
-	assert_int_equal(off, H);
-	memcpy(buf, orig, len);
-	wr32(buf + H + 4, rd32(buf + H + 4) + 4);
-	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_BLOCK_LENGTH);
-	memcpy(buf, orig, len);
-	wr32(buf + H + 4, 16u << 20);
-	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_BLOCK_LENGTH);
+	/* block framing: the first block is skipped (named, at its offset) and the reader goes on; the
+	 * STREAM record went with it, so every later event is dropped as an orphan, counted */
+	{
+		const size_t L = 16 + rd32(orig + H + 4);
+		const struct {
+			size_t at;
+			uint32_t val;
+			bool word;
+			bool seal;
+			enum sv_record_err why;
+		} cases[] = {
+			{ H, 0x4b425600, true, false, SV_RECORD_E_BLOCK_MAGIC },
+			{ H + 4, (uint32_t)L - 16 + 4, true, false, SV_RECORD_E_BLOCK_LENGTH },
+			{ H + 4, 16u << 20, true, false, SV_RECORD_E_BLOCK_LENGTH },
+			{ B + 100, 0x10, false, false, SV_RECORD_E_BLOCK_CRC },
+			/* valid checksum, wrong content: the reader still checks every record */
+			{ H + 8, rd32(orig + H + 8) + 1, true, true, SV_RECORD_E_RECORD_COUNT },
+			{ B + 176 + 2, 12, false, true, SV_RECORD_E_RECORD_SIZE }, /* first event size 12 */
+		};
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			memcpy(buf, orig, len);
+			if (cases[i].word)
+				wr32(buf + cases[i].at, cases[i].val);
+			else
+				buf[cases[i].at] ^= (uint8_t)cases[i].val;
+			if (cases[i].seal)
+				reseal(buf + H);
+			assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_OK);
+			assert_int_equal(recs, 1); /* END */
+			assert_int_equal(mem_damage.blocks_skipped, 1);
+			assert_int_equal(mem_damage.first_err, cases[i].why);
+			assert_int_equal(mem_damage.first_offset, H);
+			assert_int_equal(mem_damage.octets_skipped, L);
+			assert_true(mem_damage.records_orphaned > 1000);
+		}
+	}
 	/* one flipped payload bit anywhere in the first block */
 	for (i = B; i < B + rd32(orig + H + 4); i += 97) {
 		memcpy(buf, orig, len);
 		buf[i] ^= 0x10;
-		assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_BLOCK_CRC);
-		assert_int_equal(off, H);
-		assert_int_equal(recs, 0);
+		assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_OK);
+		assert_int_equal(mem_damage.first_err, SV_RECORD_E_BLOCK_CRC);
+		assert_int_equal(mem_damage.first_offset, H);
+		assert_int_equal(mem_damage.records_lost, rd32(orig + H + 8));
+		assert_int_equal(recs, 1);
 	}
-	/* valid checksum, wrong content: the reader still checks every record */
+	/* a damaged block and a crash's partial last block: the first is skipped, the second ends the read */
 	memcpy(buf, orig, len);
-	wr32(buf + H + 8, rd32(buf + H + 8) + 1);
-	reseal(buf + H);
-	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_RECORD_COUNT);
-	memcpy(buf, orig, len);
-	buf[B + 176 + 2] = 12; /* second record (first event) size 12 */
-	reseal(buf + H);
-	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_RECORD_SIZE);
-	assert_int_equal(off, B + 176);
+	buf[B + 100] ^= 1;
+	assert_int_equal(read_mem(buf, len - 1, &off, &recs, NULL, 0), SV_RECORD_E_BLOCK_TRUNCATED);
+	assert_int_equal(off, len - 1);
+	assert_int_equal(mem_damage.blocks_skipped, 1);
 	memcpy(buf, orig, len);
 	buf[B + 176 + 1] = 42; /* first event's point */
 	reseal(buf + H);
@@ -867,6 +898,437 @@ static void test_monotonic_file(void **state)
 	sv_record_reader_close(r);
 }
 
+/* A failed start removes only what it created: a device node the user named stays (the header write to
+ * a "full" device fails), and rotation refuses a path that is not a regular file. Needs CAP_MKNOD. */
+static void test_writer_leaves_user_path(void **state)
+{
+	struct sv_record_writer_cfg cfg = { .path = path_of("full"), .tool = "t" };
+	struct sv_record_writer *w;
+	struct stat st;
+
+	(void)state;
+	if (mknod(cfg.path, S_IFCHR | 0666, makedev(1, 7))) {
+		print_message("no mknod (%s): skipped\n", strerror(errno));
+		skip();
+	}
+	assert_int_equal(sv_record_writer_open(&w, &cfg), -ENOSPC);
+	assert_int_equal(stat(cfg.path, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	cfg.rotate_bytes = 1u << 20;
+	assert_int_equal(sv_record_writer_open(&w, &cfg), -EINVAL);
+	assert_int_equal(stat(cfg.path, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	/* a new path is created, an existing regular file truncated and rewritten (rotation allowed) */
+	cfg.path = path_of("fresh.svrec");
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(sv_record_writer_open(&w, &cfg), 0);
+		assert_int_equal(sv_record_writer_close(w), 0);
+		assert_int_equal(stat(cfg.path, &st), 0);
+		assert_true(S_ISREG(st.st_mode) && st.st_size > 0);
+	}
+}
+
+/* ---- Reading past damage -------------------------------------------------------------------- */
+
+#define DMG_EVENTS 20000u
+#define DMG_MAX_BLOCKS 64
+
+static char logged[8][512];
+static unsigned nlogged;
+
+static void log_capture(enum sv_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (level != SV_LOG_WARN)
+		return;
+	if (nlogged < 8)
+		snprintf(logged[nlogged], sizeof(logged[0]), "%s", msg);
+	nlogged++;
+}
+
+/* An intact file's blocks: offsets, and for each event seq the block holding it. */
+struct dmg_file {
+	uint8_t *orig;
+	size_t len;
+	unsigned nblocks;
+	size_t off[DMG_MAX_BLOCKS + 1]; /* off[nblocks] = len */
+	uint32_t events[DMG_MAX_BLOCKS];
+	uint8_t blk_of[DMG_EVENTS];
+};
+
+static void dmg_file_make(struct dmg_file *df, const char *name)
+{
+	char path[128];
+	size_t at;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	memset(df, 0, sizeof(*df));
+	write_events(path, DMG_EVENTS, SV_REC_BLOCK_DEFAULT, 0, 0, NULL);
+	df->orig = slurp(path, &df->len);
+	for (at = SV_REC_HEADER_SIZE; at < df->len; at += 16 + rd32(df->orig + at + 4)) {
+		size_t pos, end = at + 16 + rd32(df->orig + at + 4);
+
+		assert_true(df->nblocks < DMG_MAX_BLOCKS);
+		assert_int_equal(rd32(df->orig + at), SV_REC_BLOCK_MAGIC);
+		df->off[df->nblocks] = at;
+		for (pos = at + 16; pos < end; pos += (size_t)df->orig[pos + 2] | (size_t)df->orig[pos + 3] << 8) {
+			if (df->orig[pos] == SV_REC_EVENT) {
+				uint32_t seq = rd32(df->orig + pos + offsetof(struct sv_rec_event, seq));
+
+				assert_true(seq < DMG_EVENTS);
+				df->blk_of[seq] = (uint8_t)df->nblocks;
+				df->events[df->nblocks]++;
+			}
+		}
+		df->nblocks++;
+	}
+	df->off[df->nblocks] = df->len;
+	/* the shape the review saw: several blocks, STREAM in the first, events only in the middle ones */
+	assert_true(df->nblocks >= 5);
+	assert_int_equal(df->events[1], rd32(df->orig + df->off[1] + 8));
+}
+
+struct dmg_read {
+	int ret;
+	bool clean_end;
+	enum sv_record_err err;
+	uint32_t events;
+	struct sv_record_reader_damage d;
+	uint8_t seen[DMG_EVENTS];
+};
+
+/* Reads @buf through a real file (sv_record_reader_open: the path svreport takes), logging into logged[]. */
+static void dmg_read(const uint8_t *buf, size_t len, struct dmg_read *out)
+{
+	char path[128];
+	struct sv_record_reader *r;
+	struct sv_rec rec;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/damaged.svrec", dir);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	memset(out, 0, sizeof(*out));
+	nlogged = 0;
+	sv_log_set(log_capture, NULL, SV_LOG_DEBUG);
+	assert_int_equal(sv_record_reader_open(&r, path), 0);
+	while ((out->ret = sv_record_reader_next(r, &rec)) == 1) {
+		if (rec.kind != SV_REC_EVENT)
+			continue;
+		assert_true(rec.u.event.seq < DMG_EVENTS);
+		assert_false(out->seen[rec.u.event.seq]); /* nothing twice */
+		out->seen[rec.u.event.seq] = 1;
+		out->events++;
+	}
+	sv_log_set(NULL, NULL, SV_LOG_INFO);
+	out->err = sv_record_reader_err(r, NULL);
+	out->clean_end = sv_record_reader_clean_end(r);
+	sv_record_reader_get_damage(r, &out->d);
+	sv_record_reader_close(r);
+}
+
+/* Every event outside the blocks in @lost[] came out, none inside them. */
+static void assert_events_except(const struct dmg_file *df, const struct dmg_read *rd, const unsigned *lost,
+				 unsigned nlost)
+{
+	uint32_t seq, want = DMG_EVENTS;
+	unsigned i;
+
+	for (i = 0; i < nlost; i++)
+		want -= df->events[lost[i]];
+	assert_int_equal(rd->events, want);
+	for (seq = 0; seq < DMG_EVENTS; seq++) {
+		bool gone = false;
+
+		for (i = 0; i < nlost; i++)
+			gone |= df->blk_of[seq] == lost[i];
+		if (rd->seen[seq] == gone)
+			fail_msg("seq %u (block %u): %s", seq, df->blk_of[seq], gone ? "read" : "missing");
+	}
+}
+
+static bool logged_has(unsigned i, const char *what)
+{
+	return i < nlogged && i < 8 && strstr(logged[i], what) != NULL;
+}
+
+/* The review's case: one payload octet of block 2 flipped; every other block is read, the skip counted. */
+static void test_damage_skips_one_block(void **state)
+{
+	static struct dmg_file df;
+	static struct dmg_read rd;
+	const unsigned k = 1, lost[] = { 1 };
+	char want[128];
+	uint8_t *buf;
+
+	(void)state;
+	dmg_file_make(&df, "dmg1.svrec");
+	buf = malloc(df.len);
+	assert_non_null(buf);
+	memcpy(buf, df.orig, df.len);
+	buf[df.off[k] + 16 + 1000] ^= 0x01; /* nothing re-sealed */
+	dmg_read(buf, df.len, &rd);
+	assert_int_equal(rd.ret, 0);
+	assert_int_equal(rd.err, SV_RECORD_OK);
+	assert_true(rd.clean_end); /* END still checks out: it counts more records than the reader saw */
+	assert_events_except(&df, &rd, lost, 1);
+	assert_int_equal(rd.d.blocks_skipped, 1);
+	assert_int_equal(rd.d.octets_skipped, df.off[k + 1] - df.off[k]);
+	assert_int_equal(rd.d.records_lost, df.events[k]);
+	assert_int_equal(rd.d.skips_uncounted, 0);
+	assert_int_equal(rd.d.records_orphaned, 0);
+	assert_int_equal(rd.d.first_err, SV_RECORD_E_BLOCK_CRC);
+	assert_int_equal(rd.d.first_offset, df.off[k]);
+	assert_int_equal(rd.d.last_offset, df.off[k]);
+	/* reported once, with the offset and the reason */
+	assert_int_equal(nlogged, 1);
+	snprintf(want, sizeof(want), ": offset %zu: block_crc: ", df.off[k]);
+	assert_true(logged_has(0, want));
+	snprintf(want, sizeof(want), "skipped %zu octets (%u records lost), reading on at offset %zu",
+		 df.off[k + 1] - df.off[k], df.events[k], df.off[k + 1]);
+	if (!logged_has(0, want))
+		fail_msg("log: %s", logged[0]);
+	/* the same through fmemopen (the fuzzer's path) */
+	{
+		uint64_t off;
+		int recs;
+
+		assert_int_equal(read_mem(buf, df.len, &off, &recs, NULL, 0), SV_RECORD_OK);
+		assert_int_equal(mem_damage.blocks_skipped, 1);
+		assert_int_equal(mem_damage.first_offset, df.off[k]);
+	}
+	free(buf);
+	free(df.orig);
+}
+
+/* A damaged length field: the block's own length is no guide, the reader scans for the next block. */
+static void test_damage_length_resyncs(void **state)
+{
+	static struct dmg_file df;
+	static struct dmg_read rd;
+	const unsigned k = 2, lost[] = { 2 };
+	uint8_t *buf;
+	unsigned i;
+
+	(void)state;
+	dmg_file_make(&df, "dmg2.svrec");
+	buf = malloc(df.len);
+	assert_non_null(buf);
+	{
+		const uint32_t len_k = rd32(df.orig + df.off[k] + 4);
+		const struct {
+			size_t at;
+			uint32_t val;
+			enum sv_record_err why;
+		} cases[] = {
+			/* plausible but wrong: leads into its own payload (CRC covers the length) */
+			{ 4, len_k - 4096, SV_RECORD_E_BLOCK_CRC },
+			{ 4, 8, SV_RECORD_E_BLOCK_CRC },
+			/* absurd: never allocated, never skipped by; bounded by block_max */
+			{ 4, 0xFFFFFFF8u, SV_RECORD_E_BLOCK_LENGTH },
+			{ 4, SV_REC_BLOCK_DEFAULT + 8, SV_RECORD_E_BLOCK_LENGTH },
+			{ 4, 0, SV_RECORD_E_BLOCK_LENGTH },
+			{ 4, len_k + 4, SV_RECORD_E_BLOCK_LENGTH },
+			/* the magic itself */
+			{ 0, 0x4b425654, SV_RECORD_E_BLOCK_MAGIC },
+		};
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			char want[64];
+
+			memcpy(buf, df.orig, df.len);
+			wr32(buf + df.off[k] + cases[i].at, cases[i].val);
+			dmg_read(buf, df.len, &rd);
+			if (rd.ret != 0 || rd.d.blocks_skipped != 1)
+				fail_msg("case %u: ret %d, %" PRIu64 " skips", i, rd.ret, rd.d.blocks_skipped);
+			assert_true(rd.clean_end);
+			assert_events_except(&df, &rd, lost, 1);
+			assert_int_equal(rd.d.first_err, cases[i].why);
+			assert_int_equal(rd.d.first_offset, df.off[k]);
+			assert_int_equal(rd.d.octets_skipped, df.off[k + 1] - df.off[k]);
+			assert_int_equal(rd.d.skips_uncounted, 1); /* found by scanning: a lower bound */
+			assert_true(rd.d.records_lost <= df.events[k]);
+			assert_int_equal(nlogged, 1);
+			snprintf(want, sizeof(want), ": offset %zu: %s: ", df.off[k], sv_record_errname(cases[i].why));
+			if (!logged_has(0, want))
+				fail_msg("case %u: log: %s", i, logged[0]);
+		}
+	}
+	free(buf);
+	free(df.orig);
+}
+
+/* A length running past the end of the file looks like a crash's partial block, unless a valid block
+ * follows within it: then the length was the damage (block_length), and the reader goes on there. */
+static void test_damage_length_past_end(void **state)
+{
+	char path[128];
+	struct sv_record_writer *w;
+	struct sv_rec_stream s;
+	struct sv_rec_event ev;
+	struct sv_rec rec;
+	struct sv_record_reader *r;
+	struct sv_record_reader_damage d;
+	size_t len, off[4], at;
+	uint8_t *buf;
+	uint32_t i, n = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/small-blocks.svrec", dir);
+	w = open_writer(path, 0, 0, 0);
+	make_stream(&s, 0, "MU01");
+	assert_int_equal(sv_record_define_stream(w, &s), 0);
+	for (i = 0; i < 300; i++) {
+		make_event(&ev, 0, i);
+		assert_int_equal(sv_record_write_event(w, &ev), 0);
+		if (i % 100 == 99 && i < 299)
+			assert_int_equal(sv_record_flush(w), 0);
+	}
+	assert_int_equal(sv_record_writer_close(w), 0); /* blocks: stream+0..99, 100..199, 200..299, END */
+	buf = slurp(path, &len);
+	for (i = 0, at = SV_REC_HEADER_SIZE; at < len && i < 4; i++, at += 16 + rd32(buf + at + 4))
+		off[i] = at;
+	assert_int_equal(i, 4);
+	assert_int_equal(at, len);
+	/* block 1 claims block_max octets: past the end of this ~20 KB file */
+	wr32(buf + off[1] + 4, SV_REC_BLOCK_DEFAULT);
+	f = fmemopen(buf, len, "rb");
+	assert_non_null(f);
+	assert_int_equal(sv_record_reader_open_fp(&r, f, "m"), 0);
+	while (sv_record_reader_next(r, &rec) == 1) {
+		if (rec.kind == SV_REC_EVENT) {
+			assert_true(rec.u.event.seq < 100 || rec.u.event.seq >= 200);
+			n++;
+		}
+	}
+	assert_int_equal(sv_record_reader_err(r, NULL), SV_RECORD_OK);
+	assert_true(sv_record_reader_clean_end(r));
+	assert_int_equal(n, 200);
+	sv_record_reader_get_damage(r, &d);
+	assert_int_equal(d.blocks_skipped, 1);
+	assert_int_equal(d.first_err, SV_RECORD_E_BLOCK_LENGTH);
+	assert_int_equal(d.first_offset, off[1]);
+	assert_int_equal(d.octets_skipped, off[2] - off[1]);
+	assert_int_equal(d.records_lost, 100);
+	assert_int_equal(d.skips_uncounted, 1);
+	sv_record_reader_close(r);
+	fclose(f);
+	free(buf);
+}
+
+/* Two damaged blocks side by side: each skipped and reported; one bad sector across their boundary:
+ * one skip found by scanning; a damaged last block: the read ends there, not clean, without error. */
+static void test_damage_adjacent_blocks(void **state)
+{
+	static struct dmg_file df;
+	static struct dmg_read rd;
+	const unsigned k = 1, lost2[] = { 1, 2 };
+	char want[64];
+	uint8_t *buf;
+
+	(void)state;
+	dmg_file_make(&df, "dmg3.svrec");
+	buf = malloc(df.len);
+	assert_non_null(buf);
+
+	memcpy(buf, df.orig, df.len);
+	buf[df.off[k] + 16 + 64 * 7 + 3] ^= 0x80;
+	buf[df.off[k + 1] + 16 + 64 * 9 + 5] ^= 0x04;
+	dmg_read(buf, df.len, &rd);
+	assert_int_equal(rd.ret, 0);
+	assert_true(rd.clean_end);
+	assert_events_except(&df, &rd, lost2, 2);
+	assert_int_equal(rd.d.blocks_skipped, 2);
+	assert_int_equal(rd.d.octets_skipped, df.off[k + 2] - df.off[k]);
+	assert_int_equal(rd.d.records_lost, df.events[k] + df.events[k + 1]);
+	assert_int_equal(rd.d.skips_uncounted, 0);
+	assert_int_equal(rd.d.first_offset, df.off[k]);
+	assert_int_equal(rd.d.last_offset, df.off[k + 1]);
+	assert_int_equal(nlogged, 2);
+	snprintf(want, sizeof(want), ": offset %zu: block_crc: ", df.off[k]);
+	assert_true(logged_has(0, want));
+	snprintf(want, sizeof(want), ": offset %zu: block_crc: ", df.off[k + 1]);
+	assert_true(logged_has(1, want));
+
+	/* a zeroed 512-octet sector across the boundary: block k's CRC and block k+1's header */
+	memcpy(buf, df.orig, df.len);
+	memset(buf + df.off[k + 1] - 256, 0, 512);
+	dmg_read(buf, df.len, &rd);
+	assert_int_equal(rd.ret, 0);
+	assert_true(rd.clean_end);
+	assert_events_except(&df, &rd, lost2, 2);
+	assert_int_equal(rd.d.blocks_skipped, 1);
+	assert_int_equal(rd.d.octets_skipped, df.off[k + 2] - df.off[k]);
+	assert_int_equal(rd.d.records_lost, df.events[k]); /* the one header that could be read */
+	assert_int_equal(rd.d.skips_uncounted, 1);
+	assert_int_equal(nlogged, 1);
+
+	/* the last block (with END) damaged: skipped to the end of the file; no END, so not a clean end */
+	{
+		const unsigned last = df.nblocks - 1, lostl[] = { df.nblocks - 1 };
+
+		memcpy(buf, df.orig, df.len);
+		buf[df.len - 20] ^= 0x20;
+		dmg_read(buf, df.len, &rd);
+		assert_int_equal(rd.ret, 0);
+		assert_false(rd.clean_end);
+		assert_events_except(&df, &rd, lostl, 1);
+		assert_int_equal(rd.d.blocks_skipped, 1);
+		assert_int_equal(rd.d.first_offset, df.off[last]);
+		assert_int_equal(rd.d.octets_skipped, df.len - df.off[last]);
+	}
+	/* nothing valid after the damage (garbage to the end): the fault stays the error, records before used */
+	{
+		const unsigned lost_tail[] = { 2, 3, 4, 5, 6, 7, 8 };
+		size_t p;
+
+		memcpy(buf, df.orig, df.len);
+		for (p = df.off[2] + 8; p < df.len; p++)
+			buf[p] = (uint8_t)(p * 131);
+		dmg_read(buf, df.len, &rd);
+		assert_int_equal(rd.ret, -EBADMSG);
+		assert_int_equal(rd.err, SV_RECORD_E_BLOCK_CRC); /* block 2's magic and length survived */
+		assert_int_equal(rd.d.blocks_skipped, 0);
+		assert_true(df.nblocks - 2 <= sizeof(lost_tail) / sizeof(lost_tail[0]));
+		assert_events_except(&df, &rd, lost_tail, df.nblocks - 2);
+	}
+	free(buf);
+	free(df.orig);
+}
+
+/* Crafted damage: a false block header every 8 octets after a bad block. Each probe would re-read
+ * block_max octets; the probe budget gives up (the original fault, records before used) in linear time. */
+static void test_damage_false_magics_bounded(void **state)
+{
+	static struct dmg_file df;
+	static struct dmg_read rd;
+	const unsigned lost[] = { 2, 3, 4, 5, 6, 7, 8 };
+	uint8_t *buf;
+	size_t p;
+
+	(void)state;
+	dmg_file_make(&df, "dmg4.svrec");
+	buf = malloc(df.len);
+	assert_non_null(buf);
+	memcpy(buf, df.orig, df.len);
+	wr32(buf + df.off[2], 0);
+	for (p = df.off[2] + 8; p + 8 <= df.off[4]; p += 8) {
+		wr32(buf + p, SV_REC_BLOCK_MAGIC);
+		wr32(buf + p + 4, SV_REC_BLOCK_DEFAULT);
+	}
+	dmg_read(buf, df.len, &rd);
+	assert_int_equal(rd.ret, -EBADMSG);
+	assert_int_equal(rd.err, SV_RECORD_E_BLOCK_MAGIC);
+	assert_int_equal(rd.d.blocks_skipped, 0);
+	assert_true(df.nblocks - 2 <= sizeof(lost) / sizeof(lost[0]));
+	assert_events_except(&df, &rd, lost, df.nblocks - 2);
+	free(buf);
+	free(df.orig);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -875,6 +1337,10 @@ int main(void)
 		cmocka_unit_test(test_rotation_keep0),	    cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupted),	    cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_names),		    cmocka_unit_test(test_monotonic_file),
+		cmocka_unit_test(test_writer_leaves_user_path),
+		cmocka_unit_test(test_damage_skips_one_block), cmocka_unit_test(test_damage_length_resyncs),
+		cmocka_unit_test(test_damage_length_past_end), cmocka_unit_test(test_damage_adjacent_blocks),
+		cmocka_unit_test(test_damage_false_magics_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1014,6 +1014,53 @@ static void test_late_keys_cross_host(void **state)
 	svr_destroy(r);
 }
 
+/* A record with a damaged block in its middle: the report reads on past it, names the damage (text, JSON)
+ * and counts the frames of the other blocks. */
+static void test_damaged_block(void **state)
+{
+	const char *files[] = {"big.rec"};
+	const struct svr_file_info *fi;
+	struct sv_record_writer *w;
+	struct svr_budgets b;
+	static struct svr_eval e;
+	struct svr *r;
+	char *out;
+	FILE *f;
+	long size;
+	int c;
+
+	(void)state;
+	w = wopen("big.rec", "svpub", "hostA", true, RATE);
+	for (unsigned k = 0; k < 20000; k++)
+		ev_write(w, SV_POINT_T0, SEC0 + k / RATE, (uint16_t)(k % RATE), ts_of(k) + 5000, SV_REC_GUEST_NONE);
+	assert_int_equal(sv_record_writer_close(w), 0);
+	f = fopen(path_of("big.rec"), "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	size = ftell(f);
+	assert_true(size > 1 << 20);	/* several blocks */
+	assert_int_equal(fseek(f, size / 2, SEEK_SET), 0);
+	c = fgetc(f);
+	assert_int_equal(fseek(f, size / 2, SEEK_SET), 0);
+	fputc(c ^ 0x40, f);
+	assert_int_equal(fclose(f), 0);
+	r = run(files, NULL, 1);
+	fi = svr_file(r, 0);
+	assert_int_equal(fi->err, 0);
+	assert_int_equal(fi->damage.blocks_skipped, 1);
+	assert_true(fi->damage.records_lost > 0 && fi->damage.records_lost < 20000 / 2);
+	assert_int_equal(svr_point(r, SV_POINT_T0, -1)->frames + fi->damage.records_lost, 20000);
+	svr_budgets_default(&b);
+	svr_evaluate(r, &b, &e);
+	report_of(r, &b, &e, false, &out);
+	assert_non_null(strstr(out, "damaged: 1 block(s) skipped"));
+	free(out);
+	report_of(r, &b, &e, true, &out);
+	assert_non_null(strstr(out, "\"blocks_skipped\": 1"));
+	free(out);
+	svr_destroy(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1034,6 +1081,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mixed_sets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_keys_cross_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_block, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
