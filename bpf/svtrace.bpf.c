@@ -34,6 +34,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u32 appid_filter = 0;
 const volatile __u64 stale_ns = 2000000000ull;
 const volatile __u64 late_ns = 0;		/* T1->T2b (or T2a->T2b) above this: late event with names */
+/* wait_from_rq: a feeder's wait at least this long gets its end stamped (sv_feeder.run_ns, a clock read
+ * on rare switches only), so that a late frame's wait can be placed against its hop; 0 never */
+const volatile __u64 wait_stamp_ns = 0;
 const volatile __u32 all_ports = 0;		/* bit p set for every egress port p */
 const volatile __u32 nr_cpus = 1;
 /* 1: a feeder's wait comes from the scheduler's own run-queue stamps (task sched_info, rq clock; no
@@ -85,6 +88,9 @@ static __always_inline void task_comm(const bool btf, const struct task_struct *
 #define FEEDER_MASK 4095
 
 __u32 next_stream = 0;
+/* Set by user space when it stops (before it detaches T1, then T2a): a copy at T2a without a T1 is then
+ * a frame that came in after the end, not followed (svtrace.c stop_tracing). Read only on that rare path. */
+__u32 stopping = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -366,6 +372,8 @@ struct sv_feeder {
 	__u8 holder_policy, holder_prio, pad[2];
 	__u8 comm[SVTRACE_COMM_LEN];		/* the feeder's own name (read when it became one) */
 	__u8 holder_comm[SVTRACE_COMM_LEN];
+	__u64 run_ns;		/* when the last stamped wait ended (bpf_ktime_get_ns), 0 never: with
+				 * sched_wakeup every wait; with wait_from_rq those >= wait_stamp_ns */
 };
 
 /* No holder named in @x (a feeder slot or a CPU's state): no pid, and no policy left from the last one. */
@@ -675,7 +683,9 @@ static __always_inline int sv_walk(const bool btf, const struct sk_buff *skb, co
 		len = SVTRACE_SVID_MAX;
 		f->flags |= SVTRACE_F_SVID_TRUNC;
 	}
-	f->key.svid_len = len;
+	/* The length on the wire: a truncated svID says so to user space (and two svIDs that differ in
+	 * length past the kept octets stay apart). */
+	f->key.svid_len = svid_len;
 	/* The whole svID is the stream key (zero-padded): streams are told apart by the full string.
 	 * Copied a word at a time (the window has a word of slack past WIN), the octets past it cleared. */
 	for (__u32 j = 0; j < SVTRACE_SVID_MAX / 8; j++) {
@@ -940,6 +950,7 @@ static __always_inline struct sv_feeder *feeder_self(__u32 tid)
 		return f;
 	f->wakeup_ns = 0;
 	f->wait_ns = 0;
+	f->run_ns = 0;
 	HOLDER_NONE(f);
 	bpf_get_current_comm(f->comm, sizeof(f->comm));
 	*tag = tid;
@@ -1148,6 +1159,10 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 		/* Every port reached: the slot is free. */
 		if (((v->seen | v->predrop) & all_ports) == all_ports)
 			slot_complete(v, k.stream, k.smpcnt);
+	} else if (stopping) {
+		/* No T1 (rare): user space is stopping and T1 is detached already, so this is a frame
+		 * that came in after the end: not followed. */
+		return 0;
 	}
 	/* Claim the slot (claim_free). The claim word's line stays on the forwarding CPUs; the slot is
 	 * then written without reading it (plain stores drain while the program goes on). Another live
@@ -1412,6 +1427,14 @@ static __always_inline int port_drop(const bool btf, struct svtrace_hlog_pos *hp
 	return 0;
 }
 
+/* (late path) When the wait of feeder @f that lasted @wait ns ended, or 0 when that was not stamped. */
+static __always_inline __u64 wait_end(const struct sv_feeder *f, __u64 wait)
+{
+	if (!f || !wait || (wait_from_rq && (!wait_stamp_ns || wait < wait_stamp_ns)))
+		return 0;
+	return f->run_ns;
+}
+
 static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 type, __u32 reason)
 {
 	struct svtrace_hlog_pos *hp;
@@ -1460,10 +1483,15 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 				/* The receiver's name from its feeder slot; the holder seen at the receive by its
 				 * pid (the slot may have moved on to a later run since). */
 				f = feeder_of(t->rx_tid);
+				l->wait_end_ns = 0;
 				if (f) {
 					__u32 ni = t->rx_holder_pid & FEEDER_MASK;
 					struct sv_name *nm = bpf_map_lookup_elem(&holder_names, &ni);
+					__u64 fw = f->wait_ns > 0xffffffffull ? 0xffffffffu : f->wait_ns;
 
+					/* the slot's stamp is this wait's only while the slot shows it */
+					if (fw == t->rx_wait_ns)
+						l->wait_end_ns = wait_end(f, t->rx_wait_ns);
 					__builtin_memcpy(l->feeder_comm, f->comm, SVTRACE_COMM_LEN);
 					if (nm && nm->pid == t->rx_holder_pid)
 						__builtin_memcpy(l->holder_comm, nm->comm, SVTRACE_COMM_LEN);
@@ -1474,6 +1502,7 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 					__builtin_memset(l->holder_comm, 0, SVTRACE_COMM_LEN);
 				}
 			} else {
+				l->wait_end_ns = f ? wait_end(f, f->wait_ns) : 0;
 				bpf_get_current_comm(l->feeder_comm, SVTRACE_COMM_LEN);
 				if (f)
 					__builtin_memcpy(l->holder_comm, f->holder_comm, SVTRACE_COMM_LEN);
@@ -1552,6 +1581,9 @@ static __always_inline int on_switch_rq(const bool btf, struct task_struct *prev
 	HOLDER_NONE(f);
 	if (!f->wait_ns)
 		return 0;
+	/* A long wait (rare: it may make a frame late) is placed in time, on the frames' clock. */
+	if (wait_stamp_ns && f->wait_ns >= wait_stamp_ns)
+		f->run_ns = bpf_ktime_get_ns();
 	for (i = 0; i < SEG_N; i++) {
 		e = &r->e[(h - i) & (SEG_N - 1)];
 		if (e->end <= q)
@@ -1615,6 +1647,7 @@ static __always_inline int on_switch(const bool btf, struct task_struct *prev, s
 		return 0;
 	f->wait_ns = now - f->wakeup_ns;
 	f->wakeup_ns = 0;
+	f->run_ns = now;
 	if (c->pending_tid == ntid && c->pending_ns) {
 		f->holder_pid = c->holder_pid;
 		f->holder_policy = c->holder_policy;

@@ -37,6 +37,16 @@ _Static_assert(SVTRACE_HIST_SUB_BITS == SV_STATS_SUB_BITS, "BPF histograms use s
 _Static_assert(SVTRACE_HOPS == SVTRACE_HOP_NR, "hops");
 
 #define MAX_EGRESS (SVTRACE_CORR_MAX_PORTS - 1)
+#define SVID_STD_MAX 129	/* IEC 61850-9-2: svID is a VisibleString of up to 129 octets */
+/* At the stop, T1 is detached first; frames it saw get this long to reach T2a before T2a is detached,
+ * and then as long again (at least) to be taken (svtrace_stop). Copies still untaken after that and
+ * younger than --timeout-ms are in flight at the stop, not missing. */
+#define STOP_GRACE_NS (20 * SV_NSEC_PER_MSEC)
+#define STOP_DRAIN_NS (100 * SV_NSEC_PER_MSEC)
+
+/* Exit codes (README): 0 success (also a stop by signal), 1 run-time failure, 2 usage error. */
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
 _Static_assert(MAX_EGRESS == 15, "the help and the man page say at most 15 egress interfaces");
 
 struct port_info {
@@ -80,6 +90,7 @@ struct hstage {
 /* A BPF stream id as user space knows it. */
 struct tstream {
 	int corr;		/* correlation index, -1 not resolved yet, -2 filtered out */
+	uint16_t svid_wire_len;	/* svID octets on the wire (> SVTRACE_SVID_MAX: truncated in BPF) */
 	bool seen;
 	uint16_t last_smp, max_smp;
 	uint16_t vlan_tci;
@@ -114,6 +125,7 @@ struct tracer {
 	struct svtrace_bpf *skel;
 	struct ring_buffer *rb;
 	struct bpf_link *links[32];
+	const char *link_prog[32];	/* each link's program name (the stop detaches by stage) */
 	unsigned nlinks;
 	struct svtrace_corr *corr;
 	struct sv_record_writer *rec;
@@ -126,6 +138,10 @@ struct tracer {
 	char opt_ovs_why[64], opt_tun_why[64], opt_vhost_why[64];
 	uint64_t events, events_svid_filtered, ingress_other;
 	uint64_t rec_errors;
+	uint16_t svid_wire_len[SVTRACE_MAX_STREAMS];	/* by correlation index; > 64: truncated */
+	bool attached;			/* programs attached: the stop drains and reports */
+	uint32_t reasons_named[32];	/* drop reasons given a NAME record (first 32) */
+	unsigned nreasons_named;
 	int64_t t_start_mono, t_last_expire, t_last_live, t_last_ports;
 };
 
@@ -147,16 +163,19 @@ static void usage(FILE *f)
 "\n"
 "  -i, --ingress IF          ingress interface (NIC, or the lab's uplink veth)\n"
 "  -e, --egress LIST         egress interfaces toward the guests (tap, vnet, veth), comma-separated, or\n"
-"                            'all' (every other non-loopback interface of the namespace); at most 15\n"
+"                            'all' (every interface of the namespace but the ingress, lo and\n"
+"                            bridge/bond/team/OVS masters, listed on stderr); at most 15\n"
 "  -n, --netns NAME          the interfaces live in network namespace NAME (ip netns), default ours\n"
 "  -d, --duration S          stop after S seconds (default: run until SIGINT/SIGTERM)\n"
 "  -l, --live                print a histogram per hop to stderr every interval\n"
 "  -I, --interval S          live interval in seconds (default 1)\n"
 "  -r, --record FILE         write per-frame records (svkit record format, TAI clock) to FILE\n"
 "  -j, --json                print the final summary as one JSON object on stdout\n"
-"  -t, --threshold-us N      frames with T1->T2b above N us are late and attributed (default 1000)\n"
+"  -t, --threshold-us N      frames with T1->T2b above N us are late and attributed (default 1000;\n"
+"                            0: late detection off)\n"
 "  -a, --appid X             only this APPID (0x4000 or 16384)\n"
-"  -s, --svid S              only this svID (exact match)\n"
+"  -s, --svid S              only this svID (exact match, 1 to 129 characters; BPF keeps 64 octets:\n"
+"                            longer svIDs are matched on those and their length, and reported)\n"
 "      --timeout-ms N        incomplete frames older than N ms count as missing (default 1500)\n"
 "      --ringbuf-kb N        BPF ring buffer size, power of two >= 4 (default 8192)\n"
 "      --table N             frame copies tracked between T2a and T2b at once (default 32768)\n"
@@ -169,6 +188,8 @@ static void usage(FILE *f)
 "  -V, --version             print the version\n"
 "\n"
 "Needs CAP_BPF and CAP_PERFMON (or root). Hops: T1-T2a, T2a-T2b, T1-T2b, per egress interface.\n"
+"Exit status: 0 done (also when stopped by SIGINT/SIGTERM, even during set-up), 1 run-time failure,\n"
+"2 usage error.\n"
 "\n"
 "EXAMPLES\n"
 "  # Lab: bridge in namespace hv, uplink veth up0, guest ports vm1p and vm2p, live histograms\n"
@@ -272,9 +293,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->appid = (uint32_t)v;
 			break;
 		case 's':
-			want = "1 to 64 characters";
-			_Static_assert(SVTRACE_SVID_MAX == 64, "the --svid message says 64");
-			if (!*optarg || strlen(optarg) > SVTRACE_SVID_MAX)
+			want = "1 to 129 characters (IEC 61850-9-2 svID)";
+			if (!*optarg || strlen(optarg) > SVID_STD_MAX)
 				goto bad;
 			o->svid = optarg;
 			break;
@@ -330,6 +350,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "svtrace: --ingress and --egress are required (see --help)\n");
 		return -EINVAL;
 	}
+	if (o->svid && strlen(o->svid) > SVTRACE_SVID_MAX)
+		fprintf(stderr, "svtrace: warning: --svid has %zu characters: BPF keeps the first %d octets of an "
+			"svID, so streams are matched on those and the length; streams whose svIDs differ only past "
+			"octet %d are taken for this one\n", strlen(o->svid), SVTRACE_SVID_MAX, SVTRACE_SVID_MAX);
 	return 0;
 bad:
 	for (const struct option *p = lo; p->name; p++)
@@ -356,10 +380,61 @@ static const char *port_kind(unsigned i)
 	return i ? "egress" : "ingress";
 }
 
-static int resolve_ports(struct tracer *t)
+/* The command line's interface names (usage errors, before anything is looked up): the egress list
+ * into t->port[1..] (empty for "all"). Returns 0 or -EINVAL, said on stderr. */
+static int ports_parse(struct tracer *t)
 {
 	char names[MAX_EGRESS][16];
 	char *save = NULL, *tok;
+	int n = 0;
+
+	if (strlen(t->o.ingress) >= 16) {
+		fprintf(stderr, "svtrace: --ingress: interface name too long: '%s' (at most 15 characters)\n",
+			t->o.ingress);
+		return -EINVAL;
+	}
+	if (strcmp(t->o.egress_arg, "all")) {
+		for (tok = strtok_r(t->o.egress_arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (n >= MAX_EGRESS) {
+				fprintf(stderr, "svtrace: --egress: at most %d egress interfaces\n", MAX_EGRESS);
+				return -EINVAL;
+			}
+			if (strlen(tok) >= 16) {
+				fprintf(stderr, "svtrace: --egress: interface name too long: '%s' (at most 15 "
+					"characters)\n", tok);
+				return -EINVAL;
+			}
+			if (!strcmp(tok, t->o.ingress)) {
+				fprintf(stderr, "svtrace: --egress: '%s' is the ingress interface (--ingress): it cannot "
+					"also be an egress\n", tok);
+				return -EINVAL;
+			}
+			for (int j = 0; j < n; j++) {
+				if (!strcmp(names[j], tok)) {
+					fprintf(stderr, "svtrace: --egress: interface '%s' given twice\n", tok);
+					return -EINVAL;
+				}
+			}
+			snprintf(names[n++], 16, "%s", tok);
+		}
+		if (!n) {
+			fprintf(stderr, "svtrace: --egress: no interface named (IF[,IF...] or all; see --help)\n");
+			return -EINVAL;
+		}
+	}
+	snprintf(t->port[0].name, 16, "%s", t->o.ingress);
+	for (int i = 0; i < n; i++)
+		memcpy(t->port[i + 1].name, names[i], 16);
+	t->nports = (unsigned)n;
+	return 0;
+}
+
+/* The interfaces' ifindex and namespace (and the list of --egress all). Returns 0, -EINVAL (usage: the
+ * same interface twice, too many for "all") or another -errno (run time: a namespace or interface that
+ * is not there), said on stderr. */
+static int resolve_ports(struct tracer *t)
+{
+	char names[MAX_EGRESS][16], skipped[256];
 	uint32_t ino;
 	int n = 0, err;
 
@@ -367,38 +442,33 @@ static int resolve_ports(struct tracer *t)
 	if (err) {
 		fprintf(stderr, "svtrace: network namespace '%s': %s\n", t->o.netns ? t->o.netns : "(own)",
 			err == -ENOENT ? "no such namespace (see 'ip netns list')" : strerror(-err));
-		return err;
+		return err == -EINVAL ? -ENOENT : err;
 	}
 	if (!strcmp(t->o.egress_arg, "all")) {
-		n = svtrace_list_ifaces(t->o.netns, t->o.ingress, names, MAX_EGRESS);
-		if (n < 0)
-			return n;
+		n = svtrace_list_ifaces(t->o.netns, t->o.ingress, names, MAX_EGRESS, skipped, sizeof(skipped));
+		if (n < 0) {
+			fprintf(stderr, "svtrace: --egress all: cannot list the interfaces: %s\n", strerror(-n));
+			return n == -EINVAL ? -EIO : n;
+		}
 		if (n > MAX_EGRESS) {
-			fprintf(stderr, "svtrace: --egress all: %d interfaces besides the ingress and lo, at most %d "
-				"can be traced: name them with --egress IF,IF,...\n", n, MAX_EGRESS);
-			return -E2BIG;
+			fprintf(stderr, "svtrace: --egress all: %d interfaces besides the ingress, lo and masters, at "
+				"most %d can be traced: name them with --egress IF,IF,...\n", n, MAX_EGRESS);
+			return -EINVAL;
 		}
-	} else {
-		for (tok = strtok_r(t->o.egress_arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			if (n >= MAX_EGRESS) {
-				fprintf(stderr, "svtrace: at most %d egress interfaces\n", MAX_EGRESS);
-				return -E2BIG;
-			}
-			if (strlen(tok) >= 16) {
-				fprintf(stderr, "svtrace: interface name too long: '%s'\n", tok);
-				return -EINVAL;
-			}
-			snprintf(names[n++], 16, "%s", tok);
+		if (!n) {
+			fprintf(stderr, "svtrace: --egress all: no interface besides the ingress, lo and masters%s%s\n",
+				skipped[0] ? ": left out " : "", skipped);
+			return -ENODEV;
 		}
+		fprintf(stderr, "svtrace: --egress all: ");
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "%s%s", i ? "," : "", names[i]);
+		fprintf(stderr, " (left out: the ingress %s, lo%s%s)\n", t->o.ingress, skipped[0] ? ", " : "",
+			skipped);
+		for (int i = 0; i < n; i++)
+			memcpy(t->port[i + 1].name, names[i], 16);
+		t->nports = (unsigned)n;
 	}
-	if (!n) {
-		fprintf(stderr, "svtrace: no egress interface\n");
-		return -ENODEV;
-	}
-	snprintf(t->port[0].name, 16, "%s", t->o.ingress);
-	for (int i = 0; i < n; i++)
-		memcpy(t->port[i + 1].name, names[i], 16);
-	t->nports = (unsigned)n;
 	for (unsigned i = 0; i <= t->nports; i++) {
 		err = svtrace_ifindex(t->o.netns, t->port[i].name, &t->port[i].ifindex);
 		if (err) {
@@ -411,7 +481,9 @@ static int resolve_ports(struct tracer *t)
 		t->port[i].netns_ino = ino;
 		for (unsigned j = 0; j < i; j++) {
 			if (t->port[j].ifindex == t->port[i].ifindex) {
-				fprintf(stderr, "svtrace: interface '%s' given twice\n", t->port[i].name);
+				/* two names of one interface (an altname) */
+				fprintf(stderr, "svtrace: %s interface '%s' is the %s interface '%s' (ifindex %u) again\n",
+					port_kind(i), t->port[i].name, port_kind(j), t->port[j].name, t->port[j].ifindex);
 				return -EINVAL;
 			}
 		}
@@ -489,6 +561,7 @@ static struct tstream *stream_first(struct tracer *t, uint32_t id)
 	struct svtrace_stream_val v;
 	int fd = bpf_map__fd(t->skel->maps.streams), idx;
 	struct tstream *s = &t->strm[id];
+	size_t kept;
 
 	if (s->corr == -2)
 		return NULL;	/* filtered out (--svid) or over the limit */
@@ -497,18 +570,28 @@ static struct tstream *stream_first(struct tracer *t, uint32_t id)
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, &v) || v.id != id)
 			continue;
-		if (k.svid_len > SVTRACE_SVID_MAX)
+		/* k.svid_len is the length on the wire; BPF kept at most SVTRACE_SVID_MAX octets */
+		kept = k.svid_len > SVTRACE_SVID_MAX ? SVTRACE_SVID_MAX : k.svid_len;
+		if (!kept)
 			return NULL;
-		if (t->o.svid && (k.svid_len != strlen(t->o.svid) || memcmp(k.svid, t->o.svid, k.svid_len))) {
+		if (t->o.svid && (k.svid_len != strlen(t->o.svid) || memcmp(k.svid, t->o.svid, kept))) {
 			s->corr = -2;
 			return NULL;
 		}
-		idx = svtrace_corr_stream_add(t->corr, k.appid, k.svid, k.svid_len);
+		idx = svtrace_corr_stream_add(t->corr, k.appid, k.svid, kept);
 		if (idx < 0) {
 			s->corr = -2;
 			return NULL;
 		}
 		s->corr = idx;
+		s->svid_wire_len = k.svid_len;
+		if (k.svid_len > SVTRACE_SVID_MAX && idx < SVTRACE_MAX_STREAMS && !t->svid_wire_len[idx]) {
+			t->svid_wire_len[idx] = k.svid_len;
+			fprintf(stderr, "svtrace: warning: stream APPID 0x%04x svID '%.*s...' has %u octets, svtrace keeps "
+				"the first %d: its records carry them and will not join with svpub's or svsub's "
+				"(svID_truncated in --json)\n", k.appid, (int)kept, (const char *)k.svid, k.svid_len,
+				SVTRACE_SVID_MAX);
+		}
 		rec_stream(t, s);
 		if (id + 1 > t->nids)
 			t->nids = id + 1;
@@ -581,6 +664,23 @@ static void rec_point(struct tracer *t, const struct tstream *s, unsigned point,
 		t->rec_errors++;
 }
 
+/* A NAME record (SV_REC_NAME_DROP_REASON) the first time a drop reason is written: the kernel's numbering
+ * changes between kernels, and svtrace's own "missing" has no name in sv_record.h. */
+static void rec_reason_name(struct tracer *t, uint32_t reason, const char *name)
+{
+	struct sv_rec_name n = { .name_kind = SV_REC_NAME_DROP_REASON, .id = reason };
+
+	for (unsigned i = 0; i < t->nreasons_named; i++)
+		if (t->reasons_named[i] == reason)
+			return;
+	if (t->nreasons_named >= sizeof(t->reasons_named) / sizeof(t->reasons_named[0]))
+		return;
+	t->reasons_named[t->nreasons_named++] = reason;
+	snprintf(n.name, sizeof(n.name), "%s", name);
+	if (sv_record_define_name(t->rec, &n))
+		t->rec_errors++;
+}
+
 static void rec_drop(struct tracer *t, const struct tstream *s, unsigned point, const struct svtrace_copy *e,
 		     int64_t tai_sec)
 {
@@ -593,8 +693,69 @@ static void rec_drop(struct tracer *t, const struct tstream *s, unsigned point, 
 	};
 
 	snprintf(d.reason_name, sizeof(d.reason_name), "%s", name ? name : "unknown");
+	rec_reason_name(t, e->reason, d.reason_name);
 	if (sv_record_write_drop(t->rec, &d))
 		t->rec_errors++;
+}
+
+/*
+ * A frame seen upstream (T1, or T2a) and never at @point of port @p (svtrace's "missing", not a drop: no
+ * DROP record): an EVENT at that point and port flagged DROPPED with reason SV_REASON_MISSING (svreport
+ * counts it as loss there, not as a drop). t_ns is the last time the frame was seen (@t_mono: its T1, or
+ * its T2a), ts_src none: no timestamp was taken at @point.
+ */
+static void rec_missing(struct tracer *t, const struct tstream *s, unsigned point, unsigned p, uint64_t t_mono,
+			int64_t tai_sec, uint16_t smp)
+{
+	int64_t t_ns = sv_clock_xlate_apply(&t->to_tai, (int64_t)t_mono);
+	struct sv_rec_event r = {
+		.point = (uint8_t)point, .stream = (uint32_t)s->corr, .t_ns = t_ns, .tai_sec = (uint32_t)tai_sec,
+		.smp_cnt = smp, .ts_src = SV_TS_NONE, .ifindex = t->port[p].ifindex, .netns = t->port[p].netns_ino,
+		.guest = (uint16_t)p, .flags = SV_REC_F_DROPPED, .reason = (uint16_t)SV_REASON_MISSING,
+	};
+
+	rec_reason_name(t, SV_REASON_MISSING, "missing");
+	if (sv_record_write_event(t->rec, &r))
+		t->rec_errors++;
+}
+
+/*
+ * The run's totals at the end: one SUMMARY record per (stream, egress port, hop), the whole run as one
+ * period (tai_sec: the run's first TAI second, period_ms: its length), also for a port that saw nothing
+ * (frames 0, lost = frames seen upstream and never there). lost = missing, dropped = dropped with a
+ * reason; unwanted copies and copies in flight at the stop are in neither. count/percentiles: the hop's
+ * latency.
+ */
+static void rec_summaries(struct tracer *t, int64_t now_mono)
+{
+	static const uint8_t from[SVTRACE_HOP_NR] = { SV_POINT_T1, SV_POINT_T2A, SV_POINT_T1 };
+	static const uint8_t to[SVTRACE_HOP_NR] = { SV_POINT_T2A, SV_POINT_T2B, SV_POINT_T2B };
+	int64_t start = sv_clock_xlate_apply(&t->to_tai, t->t_start_mono);
+	int64_t ms = (now_mono - t->t_start_mono + SV_NSEC_PER_MSEC - 1) / SV_NSEC_PER_MSEC;
+
+	if (!t->rec)
+		return;
+	for (unsigned i = 0; i < svtrace_corr_nstreams(t->corr); i++) {
+		for (unsigned p = 1; p <= t->nports; p++) {
+			for (unsigned h = 0; h < SVTRACE_HOP_NR; h++) {
+				const struct svtrace_hop_stats *hs = svtrace_corr_stream_hop(t->corr, i, p, h);
+				struct sv_rec_summary r = {
+					.point = to[h], .stream = i, .from_point = from[h], .guest = (uint16_t)p,
+					.tai_sec = (uint32_t)sv_ns_to_sec_floor(start),
+					.period_ms = ms > UINT32_MAX ? UINT32_MAX : ms < 1 ? 1 : (uint32_t)ms,
+				};
+
+				if (!hs)
+					continue;
+				sv_rec_summary_fill(&r, &hs->lat);
+				r.frames = hs->frames;
+				r.lost = hs->missing;
+				r.dropped = hs->dropped;
+				if (sv_record_write_summary(t->rec, &r))
+					t->rec_errors++;
+			}
+		}
+	}
 }
 
 /* Every point of one copy: T1 (by the copy that carries it), T2a, and the end (taken or dropped). */
@@ -616,7 +777,14 @@ static void rec_copy(struct tracer *t, const struct tstream *s, const struct svt
 	if (e->t1_ns && (e->flags & SVTRACE_F_T1_FIRST))
 		rec_point(t, s, SV_POINT_T1, e->t1_ns, tai_sec, e->smpcnt, t->port[0].ifindex,
 			  t->port[0].netns_ino, SV_REC_GUEST_NONE, 0, 0, e->cpu1, e->tid1);
-	if (oc == SVTRACE_COPY_MISSING_T2A || p < 1 || p > t->nports)
+	if (oc == SVTRACE_COPY_MISSING_T2A) {
+		/* one event, a mask of ports (e->reason) */
+		for (unsigned q = 1; q <= t->nports; q++)
+			if (e->reason & (1u << q))
+				rec_missing(t, s, SV_POINT_T2A, q, e->t1_ns, tai_sec, e->smpcnt);
+		return;
+	}
+	if (p < 1 || p > t->nports)
 		return;
 	if (e->t2a_ns)
 		rec_point(t, s, SV_POINT_T2A, e->t2a_ns, tai_sec, e->smpcnt, t->port[p].ifindex,
@@ -624,8 +792,11 @@ static void rec_copy(struct tracer *t, const struct tstream *s, const struct svt
 	switch (oc) {
 	case SVTRACE_COPY_TAKEN:
 	case SVTRACE_COPY_UNWANTED:
-		rec_point(t, s, SV_POINT_T2B, e->t2b_ns, tai_sec, e->smpcnt, e->ifindex2b, e->netns2b, p, 0, 0,
-			  e->cpu2b, e->tid2b);
+		rec_point(t, s, SV_POINT_T2B, e->t2b_ns, tai_sec, e->smpcnt, e->ifindex2b, e->netns2b, p,
+			  e->flags & SVTRACE_F_LATE ? SV_REC_F_LATE : 0, 0, e->cpu2b, e->tid2b);
+		break;
+	case SVTRACE_COPY_MISSING_T2B:
+		rec_missing(t, s, SV_POINT_T2B, p, e->t2a_ns, tai_sec, e->smpcnt);
 		break;
 	case SVTRACE_COPY_DROPPED:
 		rec_drop(t, s, SV_POINT_T2B, e, tai_sec);
@@ -645,9 +816,12 @@ static void rec_copy(struct tracer *t, const struct tstream *s, const struct svt
 static void on_late(void *ctx, const struct svtrace_late *l)
 {
 	struct tracer *t = ctx;
+	/* The part of the feeder's wait within the hop (svtrace_wait_in_hop); none: no holder, t_ns the
+	 * late point's time. */
 	struct sv_rec_thread r = {
 		.point = SV_POINT_T2B, .stream = l->stream,
-		.t_ns = sv_clock_xlate_apply(&t->to_tai, l->t_mono_ns - l->wait_ns), .wait_ns = l->wait_ns,
+		.t_ns = sv_clock_xlate_apply(&t->to_tai, l->wait_ns ? l->wait_from_ns : l->t_mono_ns),
+		.wait_ns = l->wait_ns,
 		.smp_cnt = l->smpcnt, .feeder_tid = l->feeder_tid, .holder_pid = l->holder_pid,
 		.holder_policy = (uint8_t)l->holder_policy, .holder_prio = (uint8_t)l->holder_prio,
 		.cause = l->holder_pid ? SV_WAIT_RUNQUEUE : SV_WAIT_UNKNOWN, .guest = (uint16_t)l->port,
@@ -728,7 +902,7 @@ static void hop_copy(struct tracer *t, struct tstream *s, unsigned port, uint32_
 /* One resolved copy: statistics, late list, records. No allocation, no syscall (records: a write(2)
  * when a block is full). */
 static void copy_account(struct tracer *t, const struct svtrace_copy *e, enum svtrace_copy_outcome oc,
-			 const char *feeder_comm, const char *holder_comm)
+			 const char *feeder_comm, const char *holder_comm, uint64_t wait_end_ns)
 {
 	struct svtrace_copy_obs o;
 	struct tstream *s = stream_of(t, e->stream);
@@ -746,6 +920,7 @@ static void copy_account(struct tracer *t, const struct svtrace_copy *e, enum sv
 		.reason = e->reason, .feeder_tid = e->feeder_tid, .feeder_comm = feeder_comm,
 		.wait_ns = e->wait_ns, .holder_pid = e->holder_pid, .holder_comm = holder_comm,
 		.holder_policy = e->holder_policy, .holder_prio = e->holder_prio,
+		.wait_end_ns = (int64_t)wait_end_ns,
 	};
 	if (oc == SVTRACE_COPY_MISSING_T2A) {
 		/* one event, a mask of ports */
@@ -769,6 +944,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	const struct svtrace_late_ev *l = data;
 	char fc[17] = "", hc[17] = "";
 	enum svtrace_copy_outcome oc;
+	uint64_t wait_end = 0;
 
 	if (size < sizeof(*e))
 		return 0;
@@ -799,8 +975,9 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if ((e->flags & SVTRACE_F_LATE) && size >= sizeof(*l)) {
 		memcpy(fc, l->feeder_comm, 16);
 		memcpy(hc, l->holder_comm, 16);
+		wait_end = l->wait_end_ns;
 	}
-	copy_account(t, e, oc, fc, hc);
+	copy_account(t, e, oc, fc, hc, wait_end);
 	return 0;
 }
 
@@ -840,12 +1017,13 @@ static void scan_inflight(struct tracer *t, int64_t now, bool all)
 			e.stream = id;
 			e.reason = miss;
 			e.t1_ns = t1;
-			copy_account(t, &e, SVTRACE_COPY_MISSING_T2A, NULL, NULL);
+			copy_account(t, &e, SVTRACE_COPY_MISSING_T2A, NULL, NULL, 0);
 		}
 	}
 }
 
-static void track_missing(struct tracer *t, const struct svtrace_track *tp)
+/* A copy seen at T2a and not taken: missing at T2b, or (at the stop, younger than the timeout) in flight. */
+static void track_missing(struct tracer *t, const struct svtrace_track *tp, enum svtrace_copy_outcome oc)
 {
 	struct svtrace_copy e = { 0 };
 
@@ -861,7 +1039,14 @@ static void track_missing(struct tracer *t, const struct svtrace_track *tp)
 	e.tid2a = tp->tid2a;
 	e.cpu1 = tp->cpu1;
 	e.cpu2a = tp->cpu2a;
-	copy_account(t, &e, SVTRACE_COPY_MISSING_T2B, NULL, NULL);
+	copy_account(t, &e, oc, NULL, NULL, 0);
+}
+
+/* An untaken copy at @now: missing once older than the timeout, else (only the stop's scan sees those)
+ * still in flight. */
+static enum svtrace_copy_outcome copy_fate(const struct tracer *t, const struct svtrace_track *tp, int64_t now)
+{
+	return now - (int64_t)tp->t2a_ns > t->o.timeout_ns ? SVTRACE_COPY_MISSING_T2B : SVTRACE_COPY_IN_FLIGHT_T2B;
 }
 
 static void scan_tracked(struct tracer *t, int64_t now, bool all)
@@ -894,7 +1079,7 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 			continue;
 		if (!__sync_bool_compare_and_swap(&v->state, st, st | SVTRACE_TRACK_RELEASED))
 			continue;
-		track_missing(t, &tp);
+		track_missing(t, &tp, copy_fate(t, &tp, now));
 	}
 	/* The fallback hash (normally empty). */
 	while (n < SCAN_BATCH && !bpf_map_get_next_key(fd, prev, &keys[n])) {
@@ -909,7 +1094,7 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 		if (bpf_map_delete_elem(fd, &keys[i]))
 			continue;
 		__sync_fetch_and_sub(&t->skel->bss->tracked_live, 1);
-		track_missing(t, &tp);
+		track_missing(t, &tp, copy_fate(t, &tp, now));
 	}
 }
 
@@ -1153,6 +1338,7 @@ static void json_hop(struct sv_json *j, struct tracer *t, unsigned p, unsigned h
 	sv_json_kv_uint(j, "missing", hs->missing);
 	sv_json_kv_uint(j, "dropped", hs->dropped);
 	sv_json_kv_uint(j, "unwanted", hs->unwanted);
+	sv_json_kv_uint(j, "in_flight_at_stop", hs->in_flight);
 	if (hs->dropped && h != SVTRACE_HOP_T1_T2B) {
 		sv_json_key(j, "drop_reasons");
 		sv_json_object_begin(j);
@@ -1168,6 +1354,16 @@ static void json_hop(struct sv_json *j, struct tracer *t, unsigned p, unsigned h
 	sv_json_key(j, "latency_ns");
 	sv_stats_json(j, &hs->lat);
 	sv_json_object_end(j);
+}
+
+/* svID_truncated (always) and, when truncated, svID_octets: the length on the wire. */
+static void json_svid_trunc(struct sv_json *j, const struct tracer *t, unsigned corr)
+{
+	bool trunc = corr < SVTRACE_MAX_STREAMS && t->svid_wire_len[corr] > SVTRACE_SVID_MAX;
+
+	sv_json_kv_bool(j, "svID_truncated", trunc);
+	if (trunc)
+		sv_json_kv_uint(j, "svID_octets", t->svid_wire_len[corr]);
 }
 
 static int print_json(struct tracer *t, int64_t elapsed_ns)
@@ -1251,6 +1447,7 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 		sv_json_object_begin(&j);
 		sv_json_key(&j, "svID");
 		sv_json_string_n(&j, (const char *)svid, len);
+		json_svid_trunc(&j, t, s);
 		sv_json_kv_uint(&j, "appid", appid);
 		sv_json_kv_uint(&j, "frames", frames);
 		sv_json_key(&j, "hops");
@@ -1268,6 +1465,7 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 				sv_json_kv_uint(&j, "frames", hs->frames);
 				sv_json_kv_uint(&j, "missing", hs->missing);
 				sv_json_kv_uint(&j, "dropped", hs->dropped);
+				sv_json_kv_uint(&j, "in_flight_at_stop", hs->in_flight);
 				sv_json_key(&j, "latency_ns");
 				sv_stats_json(&j, &hs->lat);
 				sv_json_object_end(&j);
@@ -1279,6 +1477,7 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 	sv_json_array_end(&j);
 	svtrace_corr_late_sort(t->corr);
 	late = svtrace_corr_late(t->corr, &nlate);
+	sv_json_kv_bool(&j, "late_detection", t->o.threshold_ns != 0);
 	sv_json_kv_uint(&j, "late_total", cc->late_total);
 	sv_json_kv_int(&j, "threshold_ns", t->o.threshold_ns);
 	sv_json_key(&j, "late");
@@ -1294,14 +1493,19 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 		sv_json_object_begin(&j);
 		sv_json_key(&j, "svID");
 		sv_json_string_n(&j, (const char *)svid, len);
+		json_svid_trunc(&j, t, l->stream);
 		sv_json_kv_uint(&j, "smpCnt", l->smpcnt);
 		sv_json_kv_str(&j, "hop", hop);
 		sv_json_kv_str(&j, "egress", t->port[l->port].name);
 		sv_json_kv_int(&j, "hop_ns", l->hop_ns);
 		sv_json_kv_str(&j, "feeder_thread", l->feeder_comm);
 		sv_json_kv_uint(&j, "feeder_tid", l->feeder_tid);
+		/* wait_ns: the part of the feeder's wait within the hop; the rest of hop_ns is unexplained */
 		sv_json_kv_int(&j, "wait_ns", l->wait_ns);
-		if (l->holder_comm[0]) {
+		sv_json_kv_int(&j, "feeder_wait_ns", l->feeder_wait_ns);
+		sv_json_kv_bool(&j, "wait_end_known", l->wait_end_known);
+		sv_json_kv_int(&j, "unexplained_ns", l->hop_ns > l->wait_ns ? l->hop_ns - l->wait_ns : 0);
+		if (l->holder_comm[0] && l->wait_ns) {
 			sv_json_kv_str(&j, "holder_thread", l->holder_comm);
 			sv_json_kv_uint(&j, "holder_pid", l->holder_pid);
 			sv_json_kv_str(&j, "holder_policy", policy_name(l->holder_policy));
@@ -1365,12 +1569,17 @@ static void print_summary(struct tracer *t)
 	char line[256];
 	struct sv_stats_summary s;
 
+	char late[64];
+
+	if (t->o.threshold_ns)
+		snprintf(late, sizeof(late), "%" PRIu64 " late (> %" PRId64 " us)", svtrace_corr_counters(t->corr)->late_total,
+			 t->o.threshold_ns / 1000);
+	else
+		snprintf(late, sizeof(late), "late detection off");
 	fprintf(stderr, "svtrace: %" PRIu64 " events, %" PRIu64 " copies counted in BPF, %" PRIu64 " lost, %u streams, %"
-		PRIu64 " parse errors, %" PRIu64 " late (> %" PRId64 " us)\n", t->events,
+		PRIu64 " parse errors, %s\n", t->events,
 		t->hlog_copies + counter_sum(t, SVTRACE_CNT_AGGREGATED), counter_sum(t, SVTRACE_CNT_LOST),
-		svtrace_corr_nstreams(t->corr),
-		counter_sum(t, SVTRACE_CNT_PARSE_ERR), svtrace_corr_counters(t->corr)->late_total,
-		t->o.threshold_ns / 1000);
+		svtrace_corr_nstreams(t->corr), counter_sum(t, SVTRACE_CNT_PARSE_ERR), late);
 	for (unsigned i = 0; i <= t->nports; i++) {
 		if (t->port[i].recreated)
 			fprintf(stderr, "svtrace: %s interface '%s' was re-created %u time(s) during the run and followed "
@@ -1392,8 +1601,9 @@ static void print_summary(struct tracer *t)
 			sv_stats_summarize(&hs->lat, &s);
 			sv_stats_summary_format(&s, line, sizeof(line));
 			fprintf(stderr, "  %s-%s %-10s frames=%" PRIu64 " missing=%" PRIu64 " dropped=%" PRIu64
-				" %s\n", svtrace_hop_from(h), svtrace_hop_to(h), t->port[p].name, hs->frames,
-				hs->missing, hs->dropped, line);
+				"%s%.0" PRIu64 " %s\n", svtrace_hop_from(h), svtrace_hop_to(h), t->port[p].name,
+				hs->frames, hs->missing, hs->dropped, hs->in_flight ? " in_flight_at_stop=" : "",
+				hs->in_flight, line);
 		}
 	}
 }
@@ -1529,6 +1739,8 @@ static int open_and_load(struct tracer *t)
 		sk->rodata->appid_filter = t->o.appid;
 		sk->rodata->stale_ns = (uint64_t)t->o.timeout_ns;
 		sk->rodata->late_ns = (uint64_t)t->o.threshold_ns;
+		/* waits long enough to matter for a late frame get their end stamped (rare switches) */
+		sk->rodata->wait_stamp_ns = t->o.threshold_ns ? (uint64_t)t->o.threshold_ns / 8 + 1 : 0;
 		/* The interface filter, compared inline in BPF (port 0 = ingress). */
 		sk->rodata->nr_ports = t->nports + 1;
 		for (unsigned i = 0; i <= t->nports; i++) {
@@ -1557,8 +1769,11 @@ static int open_and_load(struct tracer *t)
 		 * there (svtrace.bpf.c, struct sv_cpu_hot) */
 		bpf_map__set_max_entries(sk->maps.hlog_pos, ncpu);
 		if (t->o.svid) {
+			size_t kept = strlen(t->o.svid) > SVTRACE_SVID_MAX ? SVTRACE_SVID_MAX : strlen(t->o.svid);
+
+			/* the length on the wire and the octets BPF keeps (stream_first checks the same) */
 			sk->rodata->svid_filter_len = (uint32_t)strlen(t->o.svid);
-			memcpy((void *)sk->rodata->svid_filter, t->o.svid, strlen(t->o.svid));
+			memcpy((void *)sk->rodata->svid_filter, t->o.svid, kept);
 		}
 		sk->rodata->nr_cpus = ncpu;
 		sk->rodata->wait_from_rq = t->wait_from_rq;
@@ -1613,10 +1828,12 @@ static int attach_all(struct tracer *t)
 			}
 			continue;
 		}
-		if (t->nlinks < sizeof(t->links) / sizeof(t->links[0]))
+		if (t->nlinks < sizeof(t->links) / sizeof(t->links[0])) {
+			t->link_prog[t->nlinks] = name;
 			t->links[t->nlinks++] = link;
-		else
+		} else {
 			bpf_link__destroy(link);
+		}
 	}
 	return 0;
 }
@@ -1627,26 +1844,104 @@ static void detach_all(struct tracer *t)
 		bpf_link__destroy(t->links[--t->nlinks]);
 }
 
+/* Detaches the programs whose name ends with @suffix ("netif_receive_skb": T1). */
+static void detach_named(struct tracer *t, const char *suffix)
+{
+	size_t ls = strlen(suffix);
+
+	for (unsigned i = 0; i < t->nlinks;) {
+		const char *name = t->link_prog[i];
+		size_t ln = name ? strlen(name) : 0;
+
+		if (ln >= ls && !strcmp(name + ln - ls, suffix)) {
+			bpf_link__destroy(t->links[i]);
+			t->nlinks--;
+			t->links[i] = t->links[t->nlinks];
+			t->link_prog[i] = t->link_prog[t->nlinks];
+			continue;
+		}
+		i++;
+	}
+}
+
+/* Drains the ring and the hop logs for @ns. */
+static void drain_for(struct tracer *t, int64_t ns)
+{
+	int64_t end = mono_now() + ns;
+
+	do {
+		ring_buffer__poll(t->rb, 5);
+		hlog_drain(t);
+	} while (mono_now() < end);
+}
+
+/*
+ * A clean stop while frames flow: no frame T1 saw is lost by the stop itself. T1 first (BPF then
+ * ignores copies at T2a without a T1: frames that came in after the end); its frames get
+ * STOP_GRACE_NS to reach T2a (the bridge forwards them within microseconds); then T2a; the copies get
+ * STOP_DRAIN_NS to be taken; then the rest. What is still open after that is resolved by the caller:
+ * frames without T2a on a port are missing there; copies not taken are missing when older than
+ * --timeout-ms, else in flight at the stop (counted apart).
+ */
+static void stop_tracing(struct tracer *t)
+{
+	t->skel->bss->stopping = 1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	detach_named(t, "netif_receive_skb");
+	drain_for(t, STOP_GRACE_NS);
+	detach_named(t, "net_dev_start_xmit");
+	drain_for(t, STOP_DRAIN_NS);
+	detach_all(t);
+	ring_buffer__consume(t->rb);
+	hlog_drain(t);
+}
+
+/* SIGINT/SIGTERM stop the run cleanly from the start: a signal during set-up (the BPF load takes about a
+ * second) ends it with a message and a well-ended record; no SA_RESTART, so a wait returns at once. */
+static void signals_install(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* A signal came during set-up: say so (the caller ends cleanly, exit 0). */
+static bool setup_stopped(const char *when)
+{
+	if (!stop_flag)
+		return false;
+	fprintf(stderr, "svtrace: stopped by a signal %s: nothing was traced\n", when);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct tracer t = { 0 };
 	struct svtrace_corr_cfg cc;
 	char missing[64];
 	int64_t now, t_end;
-	int err, ret = 1;
+	int err, ret = EXIT_RUNTIME;
 
+	signals_install();
 	if (parse_opts(argc, argv, &t.o))
-		return 2;
+		return EXIT_USAGE;
 	sv_log_set(sv_log_stderr, NULL, t.o.verbose ? SV_LOG_DEBUG : SV_LOG_INFO);
 	libbpf_set_print(libbpf_print);
 	libbpf_verbose = t.o.verbose;
+	if (ports_parse(&t))
+		return EXIT_USAGE;
 	if (svtrace_check_caps(missing, sizeof(missing))) {
 		fprintf(stderr, "svtrace: missing privileges: %s (run as root, or setcap cap_bpf,cap_perfmon+ep)\n",
 			missing);
-		return 1;
+		return EXIT_RUNTIME;
 	}
-	if (resolve_ports(&t))
-		return 1;
+	err = resolve_ports(&t);
+	if (err)
+		return err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	if (setup_stopped("before set-up"))
+		return 0;
 	for (unsigned i = 0; i < SVTRACE_MAX_STREAMS; i++)
 		t.strm[i].corr = -1;
 	for (unsigned p = 1; p <= t.nports; p++)
@@ -1658,7 +1953,7 @@ int main(int argc, char **argv)
 	err = svtrace_corr_new(&t.corr, &cc);
 	if (err) {
 		fprintf(stderr, "svtrace: correlation tables: %s\n", strerror(-err));
-		return 1;
+		return EXIT_RUNTIME;
 	}
 	err = sv_clock_xlate_mono_to_tai(&t.to_tai);
 	if (err) {
@@ -1667,11 +1962,20 @@ int main(int argc, char **argv)
 	}
 	if (t.o.record && rec_open(&t))
 		goto out_corr;
+	/* from here a stop during set-up still ends the record well (END) */
+	if (setup_stopped("during set-up")) {
+		ret = 0;
+		goto out_rec;
+	}
 	err = open_and_load(&t);
 	if (err) {
 		fprintf(stderr, "svtrace: cannot load the BPF programs: %s%s\n", strerror(-err),
 			err == -EPERM ? " (CAP_BPF/CAP_PERFMON, or kernel.unprivileged_bpf_disabled)" : "");
 		goto out_rec;
+	}
+	if (setup_stopped("while the BPF programs loaded")) {
+		ret = 0;
+		goto out_skel;
 	}
 	t.inflight_bytes = (size_t)bpf_map__value_size(t.skel->maps.inflight) *
 			   bpf_map__max_entries(t.skel->maps.inflight);
@@ -1687,16 +1991,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "svtrace: cannot map the BPF tables: %s\n", strerror(-err));
 		goto out_skel;
 	}
-	err = attach_all(&t);
-	if (err) {
-		fprintf(stderr, "svtrace: setup failed: %s\n", strerror(-err));
-		goto out_skel;
-	}
 	t.rb = ring_buffer__new(bpf_map__fd(t.skel->maps.events), handle_event, &t, NULL);
 	if (!t.rb) {
 		fprintf(stderr, "svtrace: ring buffer: %s\n", strerror(errno));
 		goto out_skel;
 	}
+	err = attach_all(&t);
+	if (err) {
+		fprintf(stderr, "svtrace: setup failed: %s\n", strerror(-err));
+		goto out_rb;
+	}
+	t.attached = true;
 	fprintf(stderr, "svtrace: probes: base %s (net, skb, sched tracepoints): on; feeders' waits from %s\n",
 		t.attach_mode, t.wait_from_rq ? "sched_info and the run-queue clock (sched_wakeup not needed)" :
 		"sched_wakeup");
@@ -1706,11 +2011,11 @@ int main(int argc, char **argv)
 		t.opt_tun ? "" : t.opt_tun_why, t.opt_tun ? "" : ")");
 	fprintf(stderr, "svtrace: probe kprobe vhost handle_rx: %s%s%s\n", t.opt_vhost ? "on" : "off (",
 		t.opt_vhost ? "" : t.opt_vhost_why, t.opt_vhost ? "" : ")");
+	if (!t.o.threshold_ns)
+		fprintf(stderr, "svtrace: late detection off (--threshold-us 0)\n");
 	fprintf(stderr, "svtrace: ingress %s (ifindex %u), %u egress, netns inode %u; ring %u KiB; tracing...\n",
 		t.port[0].name, t.port[0].ifindex, t.nports, t.port[0].netns_ino, t.o.ringbuf_bytes / 1024);
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	t.t_start_mono = t.t_last_expire = t.t_last_live = t.t_last_merge = t.t_last_ports = mono_now();
 	t_end = t.o.duration_ns ? t.t_start_mono + t.o.duration_ns : INT64_MAX;
 	while (!stop_flag) {
@@ -1750,21 +2055,22 @@ int main(int argc, char **argv)
 		if (now >= t_end)
 			break;
 	}
-	/* Clean stop: detach first so nothing new arrives, drain, resolve, report. */
+	/* Clean stop: detach in stages so that nothing new arrives and no frame is cut, drain, resolve,
+	 * report. The run's length ends where the stop began. */
 	ret = 0;
 	now = mono_now();
-	detach_all(&t);
-	ring_buffer__consume(t.rb);
-	hlog_drain(&t);
+	stop_tracing(&t);
 	streams_sync(&t);
 	hists_merge(&t);
-	scan_inflight(&t, now, true);
-	scan_tracked(&t, now, true);
+	scan_inflight(&t, mono_now(), true);
+	scan_tracked(&t, mono_now(), true);
+	rec_summaries(&t, now);
 	print_summary(&t);
 	if (t.o.json && print_json(&t, now - t.t_start_mono)) {
 		fprintf(stderr, "svtrace: JSON output failed\n");
-		ret = 1;
+		ret = EXIT_RUNTIME;
 	}
+out_rb:
 	ring_buffer__free(t.rb);
 out_skel:
 	detach_all(&t);
@@ -1777,7 +2083,10 @@ out_rec:
 		err = sv_record_writer_close(t.rec);
 		if (err) {
 			fprintf(stderr, "svtrace: record file '%s': %s\n", t.o.record, strerror(-err));
-			ret = 1;
+			ret = EXIT_RUNTIME;
+		} else if (t.rec_errors) {
+			fprintf(stderr, "svtrace: record file '%s': %" PRIu64 " records could not be written\n",
+				t.o.record, t.rec_errors);
 		}
 	}
 out_corr:

@@ -26,7 +26,7 @@
 #include <linux/types.h>
 #endif
 
-#define SVTRACE_SVID_MAX 64		/* svID bytes kept (longer: truncated, flagged) */
+#define SVTRACE_SVID_MAX 64		/* svID octets kept in BPF (longer: truncated, reported) */
 #define SVTRACE_COMM_LEN 16		/* TASK_COMM_LEN */
 #define SVTRACE_MAX_PORTS 16		/* ingress + egress interfaces in the filter (rodata) */
 #define SVTRACE_MAX_STREAMS 256		/* stream ids handed out in BPF */
@@ -124,7 +124,8 @@ struct svtrace_hist {
 /* Stream identity (map "streams" key): APPID and the whole svID, zero-padded. */
 struct svtrace_stream_key {
 	__u16 appid;
-	__u16 svid_len;
+	__u16 svid_len;		/* on the wire (up to 129 octets): above SVTRACE_SVID_MAX, svid[] holds
+				 * only the first SVTRACE_SVID_MAX octets (user space reports it) */
 	__u8 svid[SVTRACE_SVID_MAX];
 };
 
@@ -214,14 +215,16 @@ struct svtrace_copy {
 	__u32 netns2b;		/* its namespace inode */
 };
 
-/* A copy over the late threshold: the same, plus the names (only late frames pay for them). */
+/* A copy over the late threshold: the same, plus the names and when the feeder's wait ended (only late
+ * frames pay for them). */
 struct svtrace_late_ev {
 	struct svtrace_copy c;	/* c.type = TAKEN or DROP */
 	__u8 feeder_comm[SVTRACE_COMM_LEN];
 	__u8 holder_comm[SVTRACE_COMM_LEN];
+	__u64 wait_end_ns;	/* the feeder's wait (c.wait_ns) ended here (bpf_ktime_get_ns), 0 unknown */
 };
 
 #define SVTRACE_COPY_SIZE 80
-#define SVTRACE_LATE_SIZE 112
+#define SVTRACE_LATE_SIZE 120
 
 #endif /* SVTRACE_H */

@@ -233,6 +233,9 @@ static void hop_add(struct svtrace_corr *c, struct corr_stream *s, unsigned port
 		case 2:
 			t[i]->dropped++;
 			break;
+		case 4:
+			t[i]->in_flight++;
+			break;
 		default:
 			t[i]->unwanted++;
 			break;
@@ -346,21 +349,50 @@ static void late_sift_down(struct svtrace_late *h, unsigned n, unsigned i)
 	}
 }
 
+int64_t svtrace_wait_in_hop(int64_t hop_from_ns, int64_t hop_to_ns, int64_t wait_end_ns, int64_t wait_ns,
+			    int64_t *from_ns)
+{
+	int64_t lo, hi;
+
+	*from_ns = 0;
+	if (wait_ns <= 0 || hop_to_ns <= hop_from_ns)
+		return 0;
+	if (!wait_end_ns)
+		wait_end_ns = hop_to_ns;
+	if (wait_end_ns < INT64_MIN + wait_ns)
+		return 0;
+	lo = wait_end_ns - wait_ns > hop_from_ns ? wait_end_ns - wait_ns : hop_from_ns;
+	hi = wait_end_ns < hop_to_ns ? wait_end_ns : hop_to_ns;
+	if (hi <= lo)
+		return 0;
+	*from_ns = lo;
+	return hi - lo;
+}
+
 static void late_add(struct svtrace_corr *c, const struct corr_entry *e, unsigned port,
 		     const struct svtrace_obs *o, enum svtrace_hop hop, int64_t hop_ns)
 {
 	struct svtrace_late l = {
 		.stream = e->stream - 1, .smpcnt = e->smpcnt, .port = port, .hop = hop, .hop_ns = hop_ns,
-		.t_mono_ns = o->t_mono_ns, .feeder_tid = o->feeder_tid, .wait_ns = o->wait_ns,
+		.t_mono_ns = o->t_mono_ns, .feeder_tid = o->feeder_tid, .feeder_wait_ns = o->wait_ns,
+		.wait_end_known = o->wait_end_ns != 0,
 		.holder_pid = o->holder_pid, .holder_policy = o->holder_policy, .holder_prio = o->holder_prio,
 	};
 	struct svtrace_late *h = c->late;
 	unsigned i;
 
+	/* Only the part of the feeder's wait within the hop explains it (a wait that ended before the
+	 * frame's T1 delayed something else); no part in it, no holder to name. */
+	l.wait_ns = svtrace_wait_in_hop(o->t_mono_ns - hop_ns, o->t_mono_ns, o->wait_end_ns, o->wait_ns,
+					&l.wait_from_ns);
 	if (o->feeder_comm)
 		strncpy(l.feeder_comm, o->feeder_comm, sizeof(l.feeder_comm) - 1);
-	if (o->holder_comm)
+	if (o->holder_comm && l.wait_ns)
 		strncpy(l.holder_comm, o->holder_comm, sizeof(l.holder_comm) - 1);
+	if (!l.wait_ns) {
+		l.holder_pid = 0;
+		l.holder_policy = l.holder_prio = 0;
+	}
 	c->cnt.late_total++;
 	if (c->cfg.on_late)
 		c->cfg.on_late(c->cfg.ctx, &l);
@@ -656,7 +688,8 @@ int svtrace_corr_copy(struct svtrace_corr *c, const struct svtrace_copy_obs *o)
 		ob = (struct svtrace_obs){ .t_mono_ns = o->t2b_ns, .feeder_tid = o->feeder_tid,
 					   .feeder_comm = o->feeder_comm, .wait_ns = o->wait_ns,
 					   .holder_pid = o->holder_pid, .holder_comm = o->holder_comm,
-					   .holder_policy = o->holder_policy, .holder_prio = o->holder_prio };
+					   .holder_policy = o->holder_policy, .holder_prio = o->holder_prio,
+					   .wait_end_ns = o->wait_end_ns };
 		if (in && o->t2b_ns - o->t1_ns > c->cfg.late_ns)
 			late_add(c, &e, p, &ob, SVTRACE_HOP_T1_T2B, o->t2b_ns - o->t1_ns);
 		else if (!in && o->t2b_ns - o->t2a_ns > c->cfg.late_ns)
@@ -684,12 +717,16 @@ int svtrace_corr_copy(struct svtrace_corr *c, const struct svtrace_copy_obs *o)
 		hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 1, 0);
 		break;
 	case SVTRACE_COPY_MISSING_T2B:
+	case SVTRACE_COPY_IN_FLIGHT_T2B: {
+		int what = o->outcome == SVTRACE_COPY_MISSING_T2B ? 1 : 4;
+
 		if (in)
 			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 0, o->t2a_ns - o->t1_ns);
-		hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, 1, 0);
+		hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, what, 0);
 		if (in)
-			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 1, 0);
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, what, 0);
 		break;
+	}
 	default:
 		c->cnt.bad_port++;
 		return -EINVAL;

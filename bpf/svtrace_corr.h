@@ -61,6 +61,7 @@ struct svtrace_obs {
 	const char *holder_comm;
 	uint32_t holder_policy;
 	uint32_t holder_prio;		/* rt_priority for FIFO/RR, else nice */
+	int64_t wait_end_ns;		/* when the feeder's wait ended (it ran), same clock; 0 unknown */
 };
 
 struct svtrace_hop_stats {
@@ -68,6 +69,7 @@ struct svtrace_hop_stats {
 	uint64_t missing;		/* seen at `from`, never at `to` */
 	uint64_t dropped;		/* freed with a drop reason between the two */
 	uint64_t unwanted;		/* (hops ending at T2b) reached the guest, freed unwanted */
+	uint64_t in_flight;		/* still between `from` and `to` when tracing stopped (not missing) */
 	struct sv_stats lat;		/* to - from, ns */
 };
 
@@ -85,12 +87,24 @@ struct svtrace_late {
 	int64_t t_mono_ns;		/* when it was taken */
 	uint32_t feeder_tid;
 	char feeder_comm[16];
-	int64_t wait_ns;
-	uint32_t holder_pid;
+	int64_t wait_ns;		/* the part of the feeder's wait within the hop (svtrace_wait_in_hop) */
+	int64_t wait_from_ns;		/* where that part starts (same clock as t_mono_ns), 0 if none */
+	int64_t feeder_wait_ns;		/* the feeder's whole last wait, as measured */
+	bool wait_end_known;		/* false: the wait's end was not stamped, wait_ns is an upper bound */
+	uint32_t holder_pid;		/* 0 and holder_comm "" when no part of the wait is in the hop */
 	char holder_comm[16];
 	uint32_t holder_policy;
 	uint32_t holder_prio;
 };
+
+/*
+ * The part of a wait [wait_end_ns - wait_ns, wait_end_ns] inside the hop [hop_from_ns, hop_to_ns] (one
+ * clock): the only part of a feeder's wait that can explain the hop's latency. wait_end_ns 0 (end not
+ * known): the wait is assumed to end at hop_to_ns, an upper bound (min of wait and hop). *@from_ns:
+ * where the overlap starts (0 when there is none). Returns the overlap in ns, 0 if none or bad input.
+ */
+int64_t svtrace_wait_in_hop(int64_t hop_from_ns, int64_t hop_to_ns, int64_t wait_end_ns, int64_t wait_ns,
+			    int64_t *from_ns);
 
 struct svtrace_corr_counters {
 	uint64_t observations;
@@ -174,6 +188,7 @@ enum svtrace_copy_outcome {
 	SVTRACE_COPY_PORT_DROP,		/* dropped on the port before T2a */
 	SVTRACE_COPY_MISSING_T2A,	/* T1 seen, never at T2a on this port */
 	SVTRACE_COPY_MISSING_T2B,	/* T2a seen, never freed (taken) within the timeout */
+	SVTRACE_COPY_IN_FLIGHT_T2B,	/* T2a seen, not freed yet when tracing stopped (not a loss) */
 };
 
 struct svtrace_copy_obs {
@@ -190,6 +205,7 @@ struct svtrace_copy_obs {
 	const char *holder_comm;
 	uint32_t holder_policy;
 	uint32_t holder_prio;
+	int64_t wait_end_ns;		/* end of the feeder's wait, same clock; 0 unknown */
 };
 
 /* Index of stream (APPID, whole svID), created if new. Returns it, or -ENOSPC (counted). */

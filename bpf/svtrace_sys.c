@@ -9,7 +9,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <linux/capability.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <bpf/btf.h>
 
 #include "svtrace_sys.h"
@@ -103,31 +107,77 @@ struct list_arg {
 	const char *except;
 	char (*names)[16];
 	unsigned max, n;
+	char *skipped;
+	size_t skipped_size, skipped_len;
 };
+
+/* The driver of interface @name ("bridge", "bonding", "veth"...) through @fd (a socket of the namespace
+ * we are in), "" when it does not say. A master (bridge, bond, team, Open vSwitch) forwards to the
+ * guests' ports; it is not one. */
+static const char *master_kind(int fd, const char *name)
+{
+	static const char *const masters[] = { "bridge", "bonding", "team", "openvswitch" };
+	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (fd >= 0 && !ioctl(fd, SIOCGIFFLAGS, &ifr) && (ifr.ifr_flags & IFF_MASTER))
+		return "bonding";
+	ifr.ifr_data = (void *)&di;
+	if (fd < 0 || ioctl(fd, SIOCETHTOOL, &ifr))
+		return NULL;
+	for (unsigned i = 0; i < sizeof(masters) / sizeof(masters[0]); i++)
+		if (!strcmp(di.driver, masters[i]))
+			return masters[i];
+	return NULL;
+}
 
 static int list_fn(void *p)
 {
 	struct list_arg *a = p;
 	struct if_nameindex *ni = if_nameindex(), *it;
+	int fd;
 
 	if (!ni)
 		return -errno;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);	/* created here: this namespace's */
 	for (it = ni; it->if_index; it++) {
+		const char *kind;
+
 		if (!strcmp(it->if_name, "lo") || (a->except && !strcmp(it->if_name, a->except)))
 			continue;
+		kind = master_kind(fd, it->if_name);
+		if (kind) {
+			if (a->skipped && a->skipped_len < a->skipped_size) {
+				int k = snprintf(a->skipped + a->skipped_len, a->skipped_size - a->skipped_len, "%s%s (%s)",
+						 a->skipped_len ? ", " : "", it->if_name, kind);
+
+				if (k > 0)
+					a->skipped_len += (size_t)k;
+			}
+			continue;
+		}
 		if (a->n < a->max)
 			snprintf(a->names[a->n], 16, "%s", it->if_name);
 		a->n++;		/* counted past max: the caller says how many there are */
 	}
+	if (fd >= 0)
+		close(fd);
 	if_freenameindex(ni);
 	return 0;
 }
 
-int svtrace_list_ifaces(const char *netns, const char *except, char (*names)[16], unsigned max)
+int svtrace_list_ifaces(const char *netns, const char *except, char (*names)[16], unsigned max, char *skipped,
+			size_t skipped_size)
 {
-	struct list_arg a = { .except = except, .names = names, .max = max };
-	int err = in_netns(netns, list_fn, &a);
+	struct list_arg a = { .except = except, .names = names, .max = max, .skipped = skipped,
+			      .skipped_size = skipped_size };
+	int err;
 
+	if (skipped && skipped_size)
+		skipped[0] = 0;
+	err = in_netns(netns, list_fn, &a);
 	return err ? err : (int)a.n;
 }
 

@@ -4,6 +4,7 @@
 #define SVTRACE_SYS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Inode of a network namespace: @name NULL = ours, else /var/run/netns/NAME (ip-netns). 0 or -errno. */
@@ -13,10 +14,13 @@ int svtrace_netns_ino(const char *name, uint32_t *ino);
  * Returns 0, -ENODEV (no such interface there), -ENOENT (no such netns) or -errno. */
 int svtrace_ifindex(const char *netns, const char *ifname, uint32_t *ifindex);
 
-/* Every non-loopback interface of netns @name but @except (for --egress all): the first @max into
- * names[] (each IFNAMSIZ). Returns how many there are (more than @max when names[] was too short), or
+/* Every interface of netns @name (for --egress all) but loopback, @except (the ingress) and masters
+ * (bridge, bond, team, Open vSwitch: they forward to the guests' ports, they are not one): the first
+ * @max into names[] (each IFNAMSIZ). The masters left out are listed in @skipped ("br0 (bridge), ...",
+ * "" if none; may be NULL). Returns how many there are (more than @max when names[] was too short), or
  * -errno. */
-int svtrace_list_ifaces(const char *netns, const char *except, char (*names)[16], unsigned max);
+int svtrace_list_ifaces(const char *netns, const char *except, char (*names)[16], unsigned max, char *skipped,
+			size_t skipped_size);
 
 /* 0 when the process may load tracing BPF (CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN); else -EPERM and
  * @missing names what is missing ("CAP_BPF and CAP_PERFMON"). */

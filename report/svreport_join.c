@@ -1213,6 +1213,9 @@ static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struc
 	}
 	r->src_mask[slot] |= 1ull << fi;
 	r->host_mask[slot] |= 1ull << f->host_id;
+	/* svtrace's "missing" (seen upstream, never here): the file was looking here; the join counts the loss */
+	if ((ev->flags & SV_REC_F_DROPPED) && ev->reason == SV_REASON_MISSING)
+		return;
 	r->present[p][gslot(guest)] = true;
 	if (ev->flags & SV_REC_F_DROPPED) {
 		r->pts[p][gslot(guest)].dropped++;
@@ -1456,9 +1459,8 @@ static void on_drop(struct svr *r, struct fileio *f, const struct sv_rec_drop *d
 	int guest = d->guest == SV_REC_GUEST_NONE || point_shared(d->point) ? -1 : file_guest(r, f, d->guest);
 	unsigned i;
 
+	/* The reasons table only: the frame's own EVENT (flagged dropped) counts it at its point. */
 	r->tot.drops++;
-	if (d->point < SVR_NPOINTS)
-		r->pts[d->point][gslot(guest)].dropped++;
 	for (i = 0; i < r->ndrops; i++)
 		if (r->drops[i].point == d->point && r->drops[i].guest == guest && r->drops[i].reason == d->reason)
 			break;
@@ -1508,6 +1510,7 @@ static void advance(struct svr *r, unsigned fi, struct fileio *f)
 				sv_record_reader_strerror(f->rd, f->info.errmsg, sizeof(f->info.errmsg));
 			}
 			f->info.clean_end = sv_record_reader_clean_end(f->rd);
+			sv_record_reader_get_damage(f->rd, &f->info.damage);
 			/* recorded until its END, and at least as long as it has records */
 			f->info.end_tai_ns = f->end_rec_t > f->last_t ? f->end_rec_t : f->last_t;
 			if (f->info.end_tai_ns < f->info.start_tai_ns)

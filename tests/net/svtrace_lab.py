@@ -7,6 +7,10 @@
                                                              destination MAC 01:0C:CD:04:00:k; prints the
                                                              number of frames sent per stream
   recv IF SECONDS                                            AF_PACKET receiver of 0x88BA; prints the count
+  recdump FILE                                               an svkit record file (docs/record-format.md) as
+                                                             one JSON object: NAME records, SUMMARY records,
+                                                             EVENT counts per (point, guest, flags, reason),
+                                                             DROP counts per (point, guest, reason name), END
 Only a development stand-in for svpub/svsub: the final tests use them when they are built.
 """
 import socket, struct, sys, time
@@ -90,5 +94,56 @@ def recv(args):
     print(n)
 
 
+def recdump(args):
+    """Independent of the C reader: the layout of common/sv_record.h, CRCs not checked."""
+    import collections, json
+    data = open(args[0], "rb").read()
+    if data[:8] != b"SVREC\r\n\x1a":
+        raise SystemExit("recdump: %s: not an svkit record file" % args[0])
+    out = {"names": [], "summaries": [], "events": collections.Counter(), "drops": collections.Counter(),
+           "end": None, "kinds": collections.Counter()}
+    pos = 256
+    while pos + 16 <= len(data):
+        magic, blen, nrec, _crc = struct.unpack_from("<IIII", data, pos)
+        if magic != 0x4B425653:
+            raise SystemExit("recdump: bad block magic at %d" % pos)
+        r, end = pos + 16, pos + 16 + blen
+        while r < end:
+            kind, point, size = struct.unpack_from("<BBH", data, r)
+            out["kinds"][kind] += 1
+            if kind == 2:
+                nk, ident, netns = struct.unpack_from("<B3xII", data, r + 4)
+                name = data[r + 16:r + 80].split(b"\0")[0].decode()
+                out["names"].append({"kind": nk, "id": ident, "netns": netns, "name": name})
+            elif kind == 3:
+                guest, flags, reason = struct.unpack_from("<HHH", data, r + 40)
+                ts_src = data[r + 30]
+                out["events"]["%d/%d/%d/%d/%d" % (point, guest, flags, reason, ts_src)] += 1
+            elif kind == 4:
+                stream, frm, guest, tai, period, count, frames, samples, lost = struct.unpack_from(
+                    "<IBxHIIxxxxQQQQ", data, r + 4)
+                dropped = struct.unpack_from("<Q", data, r + 80)[0]
+                out["summaries"].append({"point": point, "from": frm, "stream": stream, "guest": guest,
+                                         "period_ms": period, "count": count, "frames": frames,
+                                         "lost": lost, "dropped": dropped})
+            elif kind == 6:
+                reason = struct.unpack_from("<H", data, r + 30)[0]
+                guest = struct.unpack_from("<H", data, r + 40)[0]
+                name = data[r + 48:r + 80].split(b"\0")[0].decode()
+                out["drops"]["%d/%d/%s/%d" % (point, guest, name, reason)] += 1
+            elif kind == 9:
+                rotated, t_ns, records, lost = struct.unpack_from("<IqQQ", data, r + 4)
+                out["end"] = {"rotated": rotated, "records": records, "lost_records": lost}
+            if size == 0:
+                raise SystemExit("recdump: record of size 0 at %d" % r)
+            r += size
+        pos = end
+    out["kinds"] = dict(out["kinds"])
+    out["events"] = dict(out["events"])
+    out["drops"] = dict(out["drops"])
+    json.dump(out, sys.stdout)
+    print()
+
+
 if __name__ == "__main__":
-    {"send": send, "recv": recv}[sys.argv[1]](sys.argv[2:])
+    {"send": send, "recv": recv, "recdump": recdump}[sys.argv[1]](sys.argv[2:])

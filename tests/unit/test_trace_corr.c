@@ -494,6 +494,102 @@ static void test_no_interval(void **state)
 	svtrace_corr_free(c);
 }
 
+/* The part of a feeder's wait within a late frame's hop (svtrace_wait_in_hop): only the overlap of the
+ * wait [end - wait, end] with the hop [from, to] explains the hop; the end unknown (0): an upper bound. */
+static void test_wait_in_hop(void **state)
+{
+	static const struct {
+		const char *name;
+		int64_t from, to, end, wait;	/* us */
+		int64_t want, want_from;	/* us */
+	} tc[] = {
+		{ "wait inside the hop", 100, 200, 150, 30, 30, 120 },
+		{ "wait covering the hop", 100, 200, 250, 500, 100, 100 },
+		{ "wait starting before T1, ending inside", 100, 200, 130, 80, 30, 100 },
+		{ "wait starting inside, ending after T2b", 100, 200, 260, 80, 20, 180 },
+		{ "wait before T1 (the sender's wake-up): none", 100, 130, 90, 2392, 0, 0 },
+		{ "wait ending exactly at T1: none", 100, 130, 100, 50, 0, 0 },
+		{ "wait after T2b: none", 100, 130, 400, 50, 0, 0 },
+		{ "end unknown: bounded by the hop", 100, 130, 0, 2392, 30, 100 },
+		{ "end unknown, short wait", 100, 1000, 0, 40, 40, 960 },
+		{ "no wait", 100, 200, 150, 0, 0, 0 },
+		{ "empty hop", 200, 200, 200, 50, 0, 0 },
+		{ "negative wait (bad input)", 100, 200, 150, -5, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
+		int64_t from = -1, got = svtrace_wait_in_hop(tc[i].from * US, tc[i].to * US, tc[i].end * US,
+							     tc[i].wait * US, &from);
+
+		print_message("  %s: %lld us from %lld\n", tc[i].name, (long long)(got / US), (long long)(from / US));
+		assert_int_equal(got, tc[i].want * US);
+		assert_int_equal(from, tc[i].want_from * US);
+	}
+}
+
+/* A late copy names its holder only when part of the feeder's wait lies within the hop; the part
+ * that does is the late entry's wait_ns, the whole wait feeder_wait_ns. A copy untaken at the stop is
+ * in flight, not missing. */
+static void test_late_clipped_and_in_flight(void **state)
+{
+	struct svtrace_corr_cfg cfg = { .nports = 1, .capacity = 16, .timeout_ns = MS, .late_ns = 20 * US,
+					.late_max = 8, .max_streams = 1 };
+	struct svtrace_corr *c;
+	const struct svtrace_late *l;
+	const struct svtrace_hop_stats *h;
+	unsigned n;
+	/* hop T1-T2b 30 us (100..130); the feeder waited 2392 us, ending at 90 us: before T1 */
+	struct svtrace_copy_obs o = { .outcome = SVTRACE_COPY_TAKEN, .port = 1, .smpcnt = 1, .t1_ns = 100 * US,
+				      .t2a_ns = 110 * US, .t2b_ns = 130 * US, .feeder_tid = 9, .feeder_comm = "rx",
+				      .holder_comm = "svtrace", .holder_pid = 42, .holder_policy = 0, .holder_prio = 20,
+				      .wait_ns = 2392 * US, .wait_end_ns = 90 * US };
+
+	(void)state;
+	assert_int_equal(svtrace_corr_new(&c, &cfg), 0);
+	assert_int_equal(svtrace_corr_stream_add(c, 0x4000, (const uint8_t *)"MU01", 4), 0);
+	o.stream = 0;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	/* a 12.4 ms hop (1000..13400 us) whose feeder waited 16 us within it */
+	o.smpcnt = 2;
+	o.t1_ns = 1000 * US;
+	o.t2a_ns = 1010 * US;
+	o.t2b_ns = 13400 * US;
+	o.wait_ns = 16 * US;
+	o.wait_end_ns = 13390 * US;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	/* untaken at the stop: in flight (not missing, no latency) */
+	o.outcome = SVTRACE_COPY_IN_FLIGHT_T2B;
+	o.t2b_ns = 0;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	svtrace_corr_late_sort(c);
+	l = svtrace_corr_late(c, &n);
+	assert_int_equal(n, 2);
+	/* worst first: the 12.4 ms one, 16 us of it explained, holder named */
+	assert_int_equal(l[0].hop_ns, 12400 * US);
+	assert_int_equal(l[0].wait_ns, 16 * US);
+	assert_int_equal(l[0].feeder_wait_ns, 16 * US);
+	assert_int_equal(l[0].wait_from_ns, 13374 * US);
+	assert_true(l[0].wait_end_known);
+	assert_string_equal(l[0].holder_comm, "svtrace");
+	/* the 30 us one: the wait was before T1, nothing in the hop, no holder */
+	assert_int_equal(l[1].hop_ns, 30 * US);
+	assert_int_equal(l[1].wait_ns, 0);
+	assert_int_equal(l[1].feeder_wait_ns, 2392 * US);
+	assert_int_equal(l[1].holder_pid, 0);
+	assert_string_equal(l[1].holder_comm, "");
+	h = svtrace_corr_hop(c, 1, SVTRACE_HOP_T2A_T2B);
+	assert_int_equal(h->frames, 2);
+	assert_int_equal(h->missing, 0);
+	assert_int_equal(h->in_flight, 1);
+	h = svtrace_corr_hop(c, 1, SVTRACE_HOP_T1_T2B);
+	assert_int_equal(h->in_flight, 1);
+	assert_int_equal(h->missing, 0);
+	assert_int_equal(svtrace_corr_hop(c, 1, SVTRACE_HOP_T1_T2A)->frames, 3);
+	assert_int_equal(svtrace_corr_stream_hop(c, 0, 1, SVTRACE_HOP_T2A_T2B)->in_flight, 1);
+	svtrace_corr_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,6 +601,8 @@ int main(void)
 		cmocka_unit_test(test_copy_outcomes),
 		cmocka_unit_test(test_hop_merge),
 		cmocka_unit_test(test_no_interval),
+		cmocka_unit_test(test_wait_in_hop),
+		cmocka_unit_test(test_late_clipped_and_in_flight),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
