@@ -13,7 +13,7 @@ TMP=$(mktemp -d /tmp/svtrace_test.XXXXXX)
 cleanup() { lab_cleanup; rm -rf "$TMP"; }
 trap cleanup EXIT INT TERM
 skip() { echo "SKIP: svtrace $PHASE: $*"; exit 77; }
-fail() { echo "FAIL: svtrace $PHASE: $*"; cp "$TMP/trace.json" "/tmp/svtrace_$PHASE.fail.json" 2>/dev/null; [ -f "$TMP/trace.err" ] && tail -20 "$TMP/trace.err"; exit 1; }
+fail() { echo "FAIL: svtrace $PHASE: $*"; cp "$TMP/trace.json" "/tmp/svtrace_$PHASE.fail.json" 2>/dev/null; for r in "$TMP"/*.rec; do [ -f "$r" ] && cp "$r" "/tmp/svtrace_$PHASE.fail.$(basename "$r")"; done; [ -f "$TMP/trace.err" ] && tail -20 "$TMP/trace.err"; exit 1; }
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 SVTRACE=$(svtrace_bin) || skip "svtrace not built"
