@@ -911,7 +911,10 @@ static void copy_account(struct tracer *t, const struct svtrace_copy *e, enum sv
 		t->events_svid_filtered++;
 		return;
 	}
-	stream_learn(t, s, e->smpcnt);
+	/* The wrap is learned from copies in arrival order; a missing copy is reported when its slot is
+	 * reused (a thousand frames later): its old smpCnt would look like a wrap. */
+	if (oc != SVTRACE_COPY_MISSING_T2A && oc != SVTRACE_COPY_MISSING_T2B)
+		stream_learn(t, s, e->smpcnt);
 	if (!s->vlan_tci && e->vlan_tci)
 		s->vlan_tci = e->vlan_tci;
 	o = (struct svtrace_copy_obs){

@@ -52,6 +52,11 @@ struct fileio {
 	 * received, so no loss is counted there against this file's points */
 	int64_t unkeyed[UNKEYED_MAX][2];
 	unsigned nunkeyed;
+	/* A rate this file's tool learned mid-run (a STREAM redefined after one with rate 0) is a guess from
+	 * one smpCnt wrap that the tool may withdraw (svtrace redefines rate 0 when a later smpCnt proves
+	 * it wrong): held here, per local stream, until one of the stream's own frames confirms it. */
+	uint32_t cand_rate[SV_REC_MAX_STREAMS];
+	bool learning[SV_REC_MAX_STREAMS];	/* defined with rate 0 before: later rates are candidates */
 };
 
 /* An unkeyed event waiting for its stream's rate (9-2LE: svsub learns it from the smpCnt wrap). */
@@ -498,10 +503,43 @@ static void define_stream(struct svr *r, struct fileio *f, const struct sv_rec_s
 	if (s->stream < SV_REC_MAX_STREAMS)
 		f->smap[s->stream] = (int16_t)gidx;
 	/* rate 0 means unknown (svtrace, svsub on 9-2LE until the smpCnt wrap); the first rate known wins.
-	 * A tool that learns it mid-run defines the stream again: what was measured so far is rescaled. */
+	 * A tool that learns it mid-run defines the stream again: that rate is only a candidate until the
+	 * stream's next frame in this file confirms it (rate_confirm), and a redefinition withdraws it. */
+	if (s->stream < SV_REC_MAX_STREAMS) {
+		f->cand_rate[s->stream] = 0;
+		if (!s->sample_rate) {
+			f->learning[s->stream] = true;
+			return;
+		}
+		if (f->learning[s->stream]) {
+			f->cand_rate[s->stream] = s->sample_rate;
+			return;
+		}
+	}
 	if (s->sample_rate && !r->streams[gidx].rate) {
 		r->streams[gidx].rate = s->sample_rate;
 		rate_learned(r, gidx);
+	}
+}
+
+/* The next frame of a local stream after a learned rate was defined: a frame below the rate confirms it
+ * (adopted, what was measured so far is rescaled), one at or above it proves it wrong (dropped, as the
+ * tool itself will). svtrace's "missing" markers do not count: they are written when a frame is given
+ * up on, long after it was sampled, and carry that old smpCnt (which can fake a wrap: a learned rate
+ * that the next real frame withdraws). @ev NULL: the file ended with the rate standing, adopted. */
+static void rate_confirm(struct svr *r, struct fileio *f, uint32_t stream, const struct sv_rec_event *ev)
+{
+	uint32_t rate = f->cand_rate[stream];
+	int gs = f->smap[stream];
+
+	if (ev && (ev->flags & SV_REC_F_DROPPED) && ev->reason == SV_REASON_MISSING)
+		return;
+	f->cand_rate[stream] = 0;
+	if (ev && ev->smp_cnt >= rate)
+		return;
+	if (gs >= 0 && !r->streams[gs].rate) {
+		r->streams[gs].rate = rate;
+		rate_learned(r, (unsigned)gs);
 	}
 }
 
@@ -1154,6 +1192,8 @@ static void on_event(struct svr *r, unsigned fi, struct fileio *f, const struct 
 		unkeyed_add(f, t);
 		return;
 	}
+	if (f->cand_rate[ev->stream])
+		rate_confirm(r, f, ev->stream, ev);
 	if (!ev->tai_sec || (ev->flags & SV_REC_F_NOT_SYNCED)) {
 		unkeyed_event(r, fi, f, ev, t);
 		return;
@@ -1197,8 +1237,13 @@ static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struc
 				r->pub_behind_max_ns = behind;
 		}
 	}
-	/* A tool may stamp tai_sec from the event's own time (svtrace does): a frame of the end of second S
-	 * seen just after S+1 began then carries S+1. Re-derive the sample's second from the time when
+	r->src_mask[slot] |= 1ull << fi;
+	r->host_mask[slot] |= 1ull << f->host_id;
+	/* svtrace's "missing" (seen upstream, never here): the file was looking here; the join counts the loss */
+	if ((ev->flags & SV_REC_F_DROPPED) && ev->reason == SV_REASON_MISSING)
+		return;	/* (its key is not used: not re-derived either) */
+	/* A tool may stamp tai_sec from the event's own time (older svtrace records): a frame of the end of
+	 * second S seen just after S+1 began then carries S+1. Re-derive the sample's second from the time when
 	 * the recorded one is inconsistent with it (latency outside [-5 ms, 995 ms)). */
 	if (st->rate && ev->smp_cnt < st->rate) {
 		int64_t lat = t - sv_sample_time_ns(sec, ev->smp_cnt, st->rate);
@@ -1211,11 +1256,6 @@ static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struc
 			r->tot.realigned++;
 		}
 	}
-	r->src_mask[slot] |= 1ull << fi;
-	r->host_mask[slot] |= 1ull << f->host_id;
-	/* svtrace's "missing" (seen upstream, never here): the file was looking here; the join counts the loss */
-	if ((ev->flags & SV_REC_F_DROPPED) && ev->reason == SV_REASON_MISSING)
-		return;
 	r->present[p][gslot(guest)] = true;
 	if (ev->flags & SV_REC_F_DROPPED) {
 		r->pts[p][gslot(guest)].dropped++;
@@ -1515,6 +1555,9 @@ static void advance(struct svr *r, unsigned fi, struct fileio *f)
 			f->info.end_tai_ns = f->end_rec_t > f->last_t ? f->end_rec_t : f->last_t;
 			if (f->info.end_tai_ns < f->info.start_tai_ns)
 				f->info.end_tai_ns = f->info.start_tai_ns;
+			for (unsigned i = 0; i < SV_REC_MAX_STREAMS; i++)
+				if (f->cand_rate[i])
+					rate_confirm(r, f, i, NULL);
 			return;
 		}
 		f->info.records++;

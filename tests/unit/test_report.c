@@ -779,6 +779,91 @@ static void test_silent_guest(void **state)
 	svr_destroy(r);
 }
 
+/* svtrace alone, as it records a run that starts mid-second (smpCnt 960 at .240 s): STREAM without a rate,
+ * frames keyed by their sample's second; egress vm1p gets every frame, vm2p's link is down. T1 keeps 1024
+ * slots per stream: from frame 1024 on, each reused slot gives up the frame it held toward vm2p (a
+ * "missing" event with its old smpCnt), which fakes an smpCnt wrap to svtrace's learner: the STREAM is
+ * redefined with a wrong rate (largest smpCnt + 1) and withdrawn (rate 0) at the next frame, 63 times,
+ * until the real wrap defines 4000. The candidate rates must not be taken: every frame joins on its
+ * recorded key, nothing is re-derived, no latency is off by a second. */
+static void test_tracer_learns_rate_mid_second(void **state)
+{
+	const char *files[] = {"trace.rec"};
+	const unsigned first = 960, n = 2 * RATE, slots = 1024;
+	struct sv_record_writer *tr;
+	struct sv_sample_time sa;
+	struct svr_hop h;
+	struct svr *r;
+	int up = -1, down = -1;
+	bool learned = false;
+
+	(void)state;
+	tr = wopen("trace.rec", "svtrace", "hostA", true, 0);
+	name_port(tr, 0, "vm1p");
+	name_port(tr, 1, "vm2p");
+	for (unsigned k = first; k < first + n + slots; k++) {
+		uint16_t smp = (uint16_t)(k % RATE);
+		int64_t t1 = ts_of(k) + 20000;
+
+		if (k >= first + slots) {	/* the slot's previous frame, never seen at vm2p */
+			unsigned o = k - slots;
+			int64_t t1o = ts_of(o) + 20000;
+			uint32_t guess = learned ? RATE : (uint32_t)(k - 1) % RATE + 1;
+			bool fake = !learned && o % RATE < (k - 1) % RATE / 2;	/* its learner's test */
+			struct sv_rec_event ev = {.point = SV_POINT_T2A, .stream = 0, .t_ns = t1o, .smp_cnt = (uint16_t)(o % RATE),
+						  .ts_src = SV_TS_BPF, .guest = 1, .flags = SV_REC_F_DROPPED,
+						  .reason = SV_REASON_MISSING, .nasdu = 1};
+
+			if (fake)
+				define_rate(tr, guess);
+			/* svtrace keys it with the rate it holds then (the wrong one: a second early) */
+			assert_int_equal(sv_sample_align(t1o, ev.smp_cnt, fake ? guess : RATE, SV_SAMPLE_AHEAD_NS_DEFAULT,
+							  &sa), 0);
+			ev.tai_sec = (uint32_t)sa.tai_sec;
+			assert_int_equal(sv_record_write_event(tr, &ev), 0);
+			if (fake)
+				define_rate(tr, 0);	/* the next frame's smpCnt proves it wrong */
+		}
+		if (k >= first + n)
+			continue;	/* the stop: what the slots still held */
+		if (smp == 0 && !learned) {	/* the real wrap */
+			define_rate(tr, RATE);
+			learned = true;
+		}
+		ev_write(tr, SV_POINT_T1, SEC0 + k / RATE, smp, t1, SV_REC_GUEST_NONE);
+		ev_write(tr, SV_POINT_T2A, SEC0 + k / RATE, smp, t1 + 2000, 0);
+		ev_write(tr, SV_POINT_T2B, SEC0 + k / RATE, smp, t1 + 50000, 0);
+	}
+	assert_int_equal(sv_record_writer_close(tr), 0);
+	r = run(files, NULL, 1);
+	for (unsigned g = 0; g < svr_nguests(r); g++)
+		*(strcmp(svr_guest_name(r, g), "vm1p") ? &down : &up) = (int)g;
+	assert_true(up >= 0 && down >= 0);
+	assert_int_equal(svr_stream(r, 0)->rate, RATE);
+	assert_int_equal(svr_totals(r)->frames, n);
+	assert_int_equal(svr_totals(r)->realigned, 0);
+	assert_int_equal(svr_point(r, SV_POINT_T1, -1)->frames, n);
+	assert_int_equal(svr_point(r, SV_POINT_T1, -1)->reordered, 0);
+	assert_int_equal(svr_hop_get(r, SV_POINT_TS, SV_POINT_T1, SVR_GUEST_SHARED, -1, &h), 0);
+	assert_int_equal(h.count, n);
+	assert_int_equal(h.lost, 0);
+	assert_int_equal(h.lat.min, 20000);
+	assert_int_equal(h.lat.max, 20000);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T1, SV_POINT_T2A, up, -1, &h), 0);
+	assert_int_equal(h.count, n);
+	assert_int_equal(h.lost, 0);
+	assert_int_equal(h.lat.min, 2000);
+	assert_int_equal(h.lat.max, 2000);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T2A, SV_POINT_T2B, up, -1, &h), 0);
+	assert_int_equal(h.count, n);
+	assert_int_equal(h.lost, 0);
+	assert_int_equal(h.lat.min, 48000);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T1, SV_POINT_T2A, down, -1, &h), 0);
+	assert_int_equal(h.count, 0);
+	assert_int_equal(h.lost, n);
+	svr_destroy(r);
+}
+
 /* svsub on a 9-2LE stream flags its first frames not synchronised (rate unknown until the smpCnt wrap)
  * and gives no STREAM rate: keyed from the publisher's rate, or from the subscriber's own later keyed
  * events (t2 = sample time), they join; none counts as lost. A stream that is really unsynchronised
@@ -1077,6 +1162,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_publisher_behind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rate_learned_late, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_silent_guest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tracer_learns_rate_mid_second, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unkeyed_rekeyed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mixed_sets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_none, setup, teardown),
