@@ -178,9 +178,11 @@ int main(int argc, char **argv)
 	}
 
 	svr_budgets_default(&budgets);
-	if (budget_path && svr_budgets_load(&budgets, budget_path, errbuf, sizeof(errbuf))) {
+	if (budget_path && (err = svr_budgets_load(&budgets, budget_path, errbuf, sizeof(errbuf)))) {
+		/* a budgets file that says something wrong is a usage error; one that cannot be read, as any
+		 * other file that cannot be read (the cyclictest file, the records), a runtime failure */
 		fprintf(stderr, "svreport: budgets: %s\n", errbuf);
-		return 2;
+		return err == -EINVAL ? 2 : 1;
 	}
 	if (budgets.clock_tolerance_ns >= 0)
 		cfg.clock_tolerance_ns = budgets.clock_tolerance_ns;
