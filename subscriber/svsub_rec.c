@@ -42,6 +42,19 @@ int svsub_rec_open(struct svsub_rec **out, const struct svsub_rec_cfg *cfg)
 	return 0;
 }
 
+/* The rate the stream's samples are timed with: stated (smpRate), else, for a synchronised stream, a wrap
+ * configured or learned from the smpCnt (9-2LE states none: a synchronised smpCnt counts the samples of the
+ * second); 0 unknown. */
+static uint32_t rec_rate(const struct svsub_stream_stats *s, const struct sv_asdu *a)
+{
+	if (s->rate)
+		return s->rate;
+	if (a->smpSynch == SV_SMPSYNCH_GLOBAL &&
+	    (s->wrap_source == SVSUB_WRAP_CONFIGURED || s->wrap_source == SVSUB_WRAP_LEARNED))
+		return s->wrap;
+	return 0;
+}
+
 static int define_stream(struct svsub_rec *r, unsigned idx, const struct svsub_stream_stats *s,
 			 const struct sv_view *v, const struct sv_asdu *a)
 {
@@ -51,7 +64,7 @@ static int define_stream(struct svsub_rec *r, unsigned idx, const struct svsub_s
 	d.stream = idx;
 	d.appid = s->appid;
 	d.asdus = v->noASDU;
-	d.sample_rate = s->rate;
+	d.sample_rate = rec_rate(s, a);
 	d.conf_rev = a->confRev;
 	d.vlan = v->vlan ? v->vlan_id : 0xFFFF;
 	d.smp_synch = a->smpSynch;
@@ -62,7 +75,7 @@ static int define_stream(struct svsub_rec *r, unsigned idx, const struct svsub_s
 	d.smp_wrap = s->wrap;
 	r->defined[idx] = 1;
 	r->defined_confrev[idx] = a->confRev;
-	r->defined_rate[idx] = s->rate;
+	r->defined_rate[idx] = rec_rate(s, a);
 	return sv_record_define_stream(r->w, &d);
 }
 
@@ -92,7 +105,7 @@ int svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct s
 		if (!s)
 			continue;
 		if (!r->defined[res[i].stream] || r->defined_confrev[res[i].stream] != a->confRev ||
-		    r->defined_rate[res[i].stream] != s->rate) {
+		    r->defined_rate[res[i].stream] != rec_rate(s, a)) {
 			err = define_stream(r, (unsigned)res[i].stream, s, v, a);
 			if (err && !r->err)
 				r->err = err;
@@ -115,8 +128,8 @@ int svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct s
 			ev.tai_sec = (uint32_t)(ts / SV_NSEC_PER_SEC);
 			ev.t2_ns = ts;
 			ev.t2_kind = SV_T2_SAMPLE;
-		} else if (a->smpSynch == SV_SMPSYNCH_GLOBAL && s->rate && a->smpCnt < s->rate &&
-			   sv_sample_align(t_rx_ns, a->smpCnt, s->rate, SV_SAMPLE_AHEAD_NS_DEFAULT, &st) == 0) {
+		} else if (a->smpSynch == SV_SMPSYNCH_GLOBAL && rec_rate(s, a) && a->smpCnt < rec_rate(s, a) &&
+			   sv_sample_align(t_rx_ns, a->smpCnt, rec_rate(s, a), SV_SAMPLE_AHEAD_NS_DEFAULT, &st) == 0) {
 			ev.tai_sec = (uint32_t)st.tai_sec;
 			ev.t2_ns = st.t_sample_ns;
 			ev.t2_kind = SV_T2_SAMPLE;

@@ -105,10 +105,67 @@ static void test_records_of_capture(void **state)
 	unlink(path);
 }
 
+/* A 9-2LE stream that states no smpRate (the DINA capture, 60 Hz, 4800 samples/s): once svsub has learned
+ * the wrap, the record's stream table says the rate (svreport times the samples with it) and the events
+ * carry the sample's time. */
+static void test_records_learned_rate(void **state)
+{
+	const char *shared = getenv("SVKIT_SHARED");
+	char cap[1024], path[] = "/tmp/svkit-test-subrec-XXXXXX";
+	struct svsub_rec_cfg rc = { .path = path, .clock = SV_CLOCK_REALTIME, .rx_ts_src = SV_TS_SOFTWARE };
+	struct svsub_proc_cfg pc = { 0 };
+	struct sv_pcap_reader *r;
+	struct sv_record_reader *rd;
+	struct svsub_proc *p;
+	struct svsub_rec *rec;
+	struct sv_pcap_pkt pkt;
+	struct sv_rec ev;
+	uint64_t sample = 0, events = 0;
+	int fd, n;
+
+	(void)state;
+	snprintf(cap, sizeof(cap), "%s/captures/sv92le_60hz_vlan1_normal_dina.pcap", shared ? shared : "../shared");
+	if (access(cap, R_OK)) {
+		print_message("%s: not readable: skipped\n", cap);
+		skip();
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(sv_pcap_open_read(&r, cap), 0);
+	assert_int_equal(svsub_rec_open(&rec, &rc), 0);
+	pc.rec = rec;
+	pc.app_clock = -1;
+	assert_int_equal(svsub_proc_create(&p, &pc), 0);
+	while (sv_pcap_next(r, &pkt) == 1) {
+		struct svsub_frame f = { .data = pkt.data, .len = pkt.caplen, .index = pkt.index, .rx_ns = pkt.ts_ns };
+
+		assert_true(svsub_proc_frame(p, &f) >= 0);
+	}
+	svsub_proc_destroy(p);
+	sv_pcap_close_read(r);
+	assert_int_equal(svsub_rec_close(rec), 0);
+	assert_int_equal(sv_record_reader_open(&rd, path), 0);
+	while ((n = sv_record_reader_next(rd, &ev)) == 1) {
+		if (ev.kind != SV_REC_EVENT || ev.u.event.point != SV_POINT_T3)
+			continue;
+		events++;
+		sample += ev.u.event.t2_kind == SV_T2_SAMPLE;
+	}
+	assert_int_equal(n, 0);
+	assert_non_null(sv_record_reader_stream(rd, 0));
+	assert_int_equal(sv_record_reader_stream(rd, 0)->sample_rate, 4800);
+	/* every sample after the first wrap (less than a second of the capture's 10161) is timed */
+	assert_true(events > 0 && sample > events - 4800);
+	sv_record_reader_close(rd);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_of_capture),
+		cmocka_unit_test(test_records_learned_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
