@@ -2135,7 +2135,13 @@ void svr_clock_check(struct svr *r, struct svr_clock *c)
 	}
 	if (!c->single_host && any_unset && any_set)
 		add_reason(c, false, "some hosts have their TAI offset set and others not: 37 s apart");
-	if (r->tot.negative)
+	if (r->tot.negative && c->single_host)
+		/* one clock cannot disagree with itself: two tools' stamps of one frame out of order (svtrace's
+		 * T2b is the free of the guest's copy, which a deferred free puts after the guest's receive) */
+		add_reason(c, true, "%" PRIu64 " latencies below -%" PRId64 " ns on one clock: a later point "
+			   "stamped before an earlier one (not a clock fault; see the hops' min)",
+			   r->tot.negative, r->cfg.clock_tolerance_ns);
+	else if (r->tot.negative)
 		add_reason(c, false, "%" PRIu64 " latencies below -%" PRId64 " ns: the clocks disagree",
 			   r->tot.negative, r->cfg.clock_tolerance_ns);
 	if (r->tot.beyond_second)

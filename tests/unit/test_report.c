@@ -421,6 +421,16 @@ static void test_budgets_verdict(void **state)
 	assert_int_equal(e.verdict, SVR_UNSYNCHRONISED);
 	svr_destroy(r);
 
+	/* the same stamps on one host: one clock cannot disagree with itself: a note, and the budgets judge */
+	make_pair("hostA", true, -50000);
+	r = run(files, guests, 2);
+	svr_evaluate(r, &b, &e);
+	assert_true(e.clock.ok);
+	assert_int_equal(e.clock.nreasons, 0);
+	assert_true(e.clock.nnotes > 0 && strstr(e.clock.notes[0], "on one clock"));
+	assert_true(e.verdict == SVR_PASS || e.verdict == SVR_FAIL);
+	svr_destroy(r);
+
 	/* one host, unsynchronised: one clock, intervals valid */
 	make_pair("hostA", false, 100000);
 	r = run(files, guests, 2);

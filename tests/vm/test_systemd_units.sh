@@ -21,6 +21,7 @@ mkdir -p "$R/usr/lib/systemd" "$R/usr/bin" "$R/etc/systemd/system" "$T/man/man1"
 cp -a "$SYSUNITS" "$R/usr/lib/systemd/system"
 mkdir -p "$R/usr/sbin"; printf '#!/bin/sh\nexit 0\n' >"$R/usr/sbin/svtrace"; chmod 755 "$R/usr/sbin/svtrace"
 for b in svpub svsub svreport; do printf '#!/bin/sh\nexit 0\n' >"$R/usr/bin/$b"; chmod 755 "$R/usr/bin/$b"; done
+mkdir -p "$R/bin"; printf '#!/bin/sh\nexit 0\n' >"$R/bin/sh"; chmod 755 "$R/bin/sh"	# ExecStartPre= keeps old records
 cp "$SRC"/vm/systemd/*.service "$R/usr/lib/systemd/system/"
 cp "$SRC"/vm/man/*.1 "$T/man/man1/"
 verify() {
@@ -43,6 +44,12 @@ done
 [ -n "$(key CPUSchedulingPriority "$S")" ] || bad "svsub@: CPUSchedulingPriority"
 [ -n "$(key CPUAffinity "$S")" ] || bad "svsub@: CPUAffinity"
 [ "$(key LimitMEMLOCK "$S")" = infinity ] || bad "svsub@: LimitMEMLOCK"
+# a restart keeps what was recorded (the record moved aside, not truncated); a usage error is not retried
+for u in "$S" "$SRC/vm/systemd/svpub.service" "$SRC/vm/systemd/svtrace.service"; do
+	rec=$(sed -n 's/^ExecStart=.*--record \([^ ]*\).*/\1/p' "$u")
+	key ExecStartPre "$u" | grep -q "f=$rec; .* mv " || bad "$(basename "$u"): no ExecStartPre moving $rec aside"
+	[ "$(key RestartPreventExitStatus "$u")" = 2 ] || bad "$(basename "$u"): RestartPreventExitStatus"
+done
 [ "$(key Restart "$S")" = on-failure ] || bad "svsub@: Restart"
 [ "$(key KillSignal "$S")" = SIGINT ] || bad "svsub@: KillSignal"
 key ExecStart "$S" | grep -q -- '-c /etc/svkit/svsub-%i.yaml' || bad "svsub@: config per instance"
