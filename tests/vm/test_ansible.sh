@@ -1,7 +1,10 @@
 #!/bin/sh
 # vm/ansible: the soak playbook passes ansible-playbook --syntax-check against the example inventory
-# and ansible-lint (production profile, offline); a deliberately bad task is caught. Runs on a
-# copy so that no cache lands in the source tree.
+# and ansible-lint (production profile, offline); a deliberately bad task is caught. The Report play,
+# run alone from another directory with a stub svreport over fake records, passes each svsub record
+# as --guest GUEST=FILE and svtrace's egress ports as --alias PORT=GUEST; it fails, saying why, with
+# no records and with one port name mapped to two guests. Runs on a copy so that no cache lands in
+# the source tree.
 set -u
 SRC=${SVKIT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 for c in ansible-playbook ansible-lint ansible-inventory; do
@@ -33,6 +36,11 @@ for g in ("publisher", "hypervisors", "guests"):
     good &= need(inv.get(g, {}).get("hosts"), "inventory group %s has hosts" % g)
 for h in inv["hypervisors"]["hosts"]:
     good &= need("svkit_trace_ingress" in hv[h] and "svkit_trace_egress" in hv[h], "%s: svtrace interfaces" % h)
+    eg = hv[h].get("svkit_trace_egress", [])
+    good &= need(isinstance(eg, list) and all(isinstance(e, dict) and "port" in e and e.get("guest") in inv["guests"]["hosts"]
+                                              for e in eg), "%s: every egress port names the guest it feeds" % h)
+ports = [e["port"] for h in inv["hypervisors"]["hosts"] for e in hv[h].get("svkit_trace_egress", []) if isinstance(e, dict)]
+good &= need(len(ports) == len(set(ports)), "egress port names unique across the hypervisors (svreport --alias matches the name only)")
 for h in inv["guests"]["hosts"]:
     good &= need(all("interface" in i and "cpu" in i for i in hv[h]["svkit_sub_instances"]), "%s: svsub instances" % h)
 sys.exit(0 if good else 1)
@@ -42,6 +50,59 @@ if ansible-lint --offline --profile production site.yml inventory.example.yml >"
 else
 	bad "ansible-lint: $(cat "$T/lint")"
 fi
+# The Report play alone (tag report, implicit localhost), run from another directory: records are
+# found under the playbook's directory, svreport (a stub that keeps its arguments) gets the guests.
+mkdir -p "$T/bin" "$T/cwd"
+cat >"$T/bin/svreport" <<'EOF'
+#!/bin/sh
+printf '%s\n' "$@" >"$SVKIT_STUB_ARGV"
+echo '{"verdict":"PASS"}'
+EOF
+chmod +x "$T/bin/svreport"
+R="$(cd "$T/a" && pwd -P)/svkit-records"
+mkdir -p "$R/guest1" "$R/guest2" "$R/hv1" "$R/hv2" "$R/sv-publisher"
+touch "$R/guest1/svsub-sv.rec" "$R/guest1/svsub-sv.rec.20240101T000000Z" "$R/guest2/svsub-sv.rec" \
+	"$R/hv1/svtrace.rec" "$R/hv2/svtrace.rec" "$R/sv-publisher/svpub.rec" "$R/sv-publisher/svpub-summary.json"
+report() { # INVENTORY: run the Report play from $T/cwd, output in $T/play
+	rm -f "$T/argv"
+	(cd "$T/cwd" && PATH="$T/bin:$PATH" SVKIT_STUB_ARGV="$T/argv" ansible-playbook -i "$1" -i localhost, \
+		--tags report --limit localhost "$T/a/site.yml") >"$T/play" 2>&1
+}
+if report "$T/a/inventory.example.yml" && [ -s "$T/argv" ]; then
+	ok "report play runs svreport from another directory"
+	python3 - "$T/argv" "$R" <<'PY' || fail=1
+import sys
+argv = open(sys.argv[1]).read().split("\n")[:-1]
+R = sys.argv[2]
+def need(c, what):
+    print(("ok: " if c else "FAIL: ") + what)
+    return bool(c)
+def pairs(opt):
+    return [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == opt]
+good = need(pairs("--guest") == ["guest1=%s/guest1/svsub-sv.rec" % R, "guest2=%s/guest2/svsub-sv.rec" % R],
+            "report: --guest GUEST=FILE for each guest's svsub record: %s" % pairs("--guest"))
+good &= need(sorted(pairs("--alias")) == ["sv-guest1=guest1", "sv-guest2=guest2"],
+             "report: --alias PORT=GUEST for svtrace's egress ports: %s" % pairs("--alias"))
+pos = [a for i, a in enumerate(argv) if not a.startswith("-") and (i == 0 or argv[i - 1] not in ("--guest", "--alias", "--html"))]
+good &= need(sorted(pos) == sorted("%s/%s" % (R, f) for f in ("guest1/svsub-sv.rec.20240101T000000Z", "hv1/svtrace.rec",
+                                                               "hv2/svtrace.rec", "sv-publisher/svpub.rec")),
+             "report: the other records (svpub, svtrace, a set-aside svsub run) as they are: %s" % pos)
+good &= need("--html" in argv and argv[argv.index("--html") + 1] == R + "/report.html", "report: HTML beside the records")
+sys.exit(0 if good else 1)
+PY
+	if [ -s "$R/report.json" ]; then ok "report.json written under the playbook directory"; else bad "no report.json in $R"; fi
+else bad "report play: $(cat "$T/play")"; fi
+# One tap name on two hypervisors toward two guests: svreport could not tell them apart, the play says so.
+sed 's/port: sv-guest2/port: sv-guest1/' "$T/a/inventory.example.yml" >"$T/inv-dup.yml"
+if report "$T/inv-dup.yml"; then bad "report play accepted one port name for two guests"
+elif grep -q "cannot tell these hypervisors' same-named egress ports apart" "$T/play" && [ ! -e "$T/argv" ]; then
+	ok "report play refuses one port name mapped to two guests"
+else bad "report play, duplicate port: $(cat "$T/play")"; fi
+# No records: the play fails and says where it looked, instead of skipping the report.
+rm -rf "$R"
+if report "$T/a/inventory.example.yml"; then bad "report play succeeded without records"
+elif grep -q "No svkit record" "$T/play" && [ ! -e "$T/argv" ]; then ok "report play fails without records"
+else bad "report play, no records: $(cat "$T/play")"; fi
 # Negative control: a nameless shell task without changed_when must be reported.
 cat >>roles/svkit_install/tasks/main.yml <<'Y'
 
