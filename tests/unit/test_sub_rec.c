@@ -29,21 +29,17 @@ static const char *capture(void)
 	return path;
 }
 
-static void run(const char *rec_path, bool app_points, uint64_t *t3, uint64_t *t4, uint32_t *bad_key)
+/* Capture @cap through the svsub pipeline into a recorder configured by @rc (closed on return). */
+static void pipe_capture(const char *cap, const struct svsub_rec_cfg *rc)
 {
-	struct svsub_rec_cfg rc = { .path = rec_path, .clock = SV_CLOCK_REALTIME, .rx_ts_src = SV_TS_SOFTWARE,
-				    .app_points = app_points };
 	struct svsub_proc_cfg pc = { 0 };
 	struct sv_pcap_reader *r;
 	struct svsub_proc *p;
 	struct svsub_rec *rec;
 	struct sv_pcap_pkt pkt;
-	struct sv_record_reader *rd;
-	struct sv_rec ev;
-	int expect_cnt = -1, n;
 
-	assert_int_equal(sv_pcap_open_read(&r, capture()), 0);
-	assert_int_equal(svsub_rec_open(&rec, &rc), 0);
+	assert_int_equal(sv_pcap_open_read(&r, cap), 0);
+	assert_int_equal(svsub_rec_open(&rec, rc), 0);
 	pc.rec = rec;
 	pc.app_clock = -1;
 	assert_int_equal(svsub_proc_create(&p, &pc), 0);
@@ -55,6 +51,17 @@ static void run(const char *rec_path, bool app_points, uint64_t *t3, uint64_t *t
 	svsub_proc_destroy(p);
 	sv_pcap_close_read(r);
 	assert_int_equal(svsub_rec_close(rec), 0);
+}
+
+static void run(const char *rec_path, bool app_points, uint64_t *t3, uint64_t *t4, uint32_t *bad_key)
+{
+	struct svsub_rec_cfg rc = { .path = rec_path, .clock = SV_CLOCK_REALTIME, .rx_ts_src = SV_TS_SOFTWARE,
+				    .app_points = app_points };
+	struct sv_record_reader *rd;
+	struct sv_rec ev;
+	int expect_cnt = -1, n;
+
+	pipe_capture(capture(), &rc);
 
 	*t3 = *t4 = 0;
 	*bad_key = 0;
@@ -113,12 +120,7 @@ static void test_records_learned_rate(void **state)
 	const char *shared = getenv("SVKIT_SHARED");
 	char cap[1024], path[] = "/tmp/svkit-test-subrec-XXXXXX";
 	struct svsub_rec_cfg rc = { .path = path, .clock = SV_CLOCK_REALTIME, .rx_ts_src = SV_TS_SOFTWARE };
-	struct svsub_proc_cfg pc = { 0 };
-	struct sv_pcap_reader *r;
 	struct sv_record_reader *rd;
-	struct svsub_proc *p;
-	struct svsub_rec *rec;
-	struct sv_pcap_pkt pkt;
 	struct sv_rec ev;
 	uint64_t sample = 0, events = 0;
 	int fd, n;
@@ -132,19 +134,7 @@ static void test_records_learned_rate(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(sv_pcap_open_read(&r, cap), 0);
-	assert_int_equal(svsub_rec_open(&rec, &rc), 0);
-	pc.rec = rec;
-	pc.app_clock = -1;
-	assert_int_equal(svsub_proc_create(&p, &pc), 0);
-	while (sv_pcap_next(r, &pkt) == 1) {
-		struct svsub_frame f = { .data = pkt.data, .len = pkt.caplen, .index = pkt.index, .rx_ns = pkt.ts_ns };
-
-		assert_true(svsub_proc_frame(p, &f) >= 0);
-	}
-	svsub_proc_destroy(p);
-	sv_pcap_close_read(r);
-	assert_int_equal(svsub_rec_close(rec), 0);
+	pipe_capture(cap, &rc);
 	assert_int_equal(sv_record_reader_open(&rd, path), 0);
 	while ((n = sv_record_reader_next(rd, &ev)) == 1) {
 		if (ev.kind != SV_REC_EVENT || ev.u.event.point != SV_POINT_T3)
