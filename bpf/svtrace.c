@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 
 #include "sv_clock.h"
+#include "sv_codec.h"
 #include "sv_json.h"
 #include "sv_log.h"
 #include "sv_record.h"
@@ -37,7 +38,6 @@ _Static_assert(SVTRACE_HIST_SUB_BITS == SV_STATS_SUB_BITS, "BPF histograms use s
 _Static_assert(SVTRACE_HOPS == SVTRACE_HOP_NR, "hops");
 
 #define MAX_EGRESS (SVTRACE_CORR_MAX_PORTS - 1)
-#define SVID_STD_MAX 129	/* IEC 61850-9-2: svID is a VisibleString of up to 129 octets */
 /* At the stop, T1 is detached first; frames it saw get this long to reach T2a before T2a is detached,
  * and then as long again (at least) to be taken (svtrace_stop). Copies still untaken after that and
  * younger than --timeout-ms are in flight at the stop, not missing. */
@@ -90,7 +90,6 @@ struct hstage {
 /* A BPF stream id as user space knows it. */
 struct tstream {
 	int corr;		/* correlation index, -1 not resolved yet, -2 filtered out */
-	uint16_t svid_wire_len;	/* svID octets on the wire (> SVTRACE_SVID_MAX: truncated in BPF) */
 	bool seen;
 	uint16_t last_smp, max_smp;
 	uint16_t vlan_tci;
@@ -139,7 +138,6 @@ struct tracer {
 	uint64_t events, events_svid_filtered, ingress_other;
 	uint64_t rec_errors;
 	uint16_t svid_wire_len[SVTRACE_MAX_STREAMS];	/* by correlation index; > 64: truncated */
-	bool attached;			/* programs attached: the stop drains and reports */
 	uint32_t reasons_named[32];	/* drop reasons given a NAME record (first 32) */
 	unsigned nreasons_named;
 	int64_t t_start_mono, t_last_expire, t_last_live, t_last_ports;
@@ -294,7 +292,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 's':
 			want = "1 to 129 characters (IEC 61850-9-2 svID)";
-			if (!*optarg || strlen(optarg) > SVID_STD_MAX)
+			if (!*optarg || strlen(optarg) > SV_MAX_ID_LEN)
 				goto bad;
 			o->svid = optarg;
 			break;
@@ -584,7 +582,6 @@ static struct tstream *stream_first(struct tracer *t, uint32_t id)
 			return NULL;
 		}
 		s->corr = idx;
-		s->svid_wire_len = k.svid_len;
 		if (k.svid_len > SVTRACE_SVID_MAX && idx < SVTRACE_MAX_STREAMS && !t->svid_wire_len[idx]) {
 			t->svid_wire_len[idx] = k.svid_len;
 			fprintf(stderr, "svtrace: warning: stream APPID 0x%04x svID '%.*s...' has %u octets, svtrace keeps "
@@ -665,7 +662,7 @@ static void rec_point(struct tracer *t, const struct tstream *s, unsigned point,
 }
 
 /* A NAME record (SV_REC_NAME_DROP_REASON) the first time a drop reason is written: the kernel's numbering
- * changes between kernels, and svtrace's own "missing" has no name in sv_record.h. */
+ * changes between kernels; svkit's own reasons are named by sv_rec_reason_name(). */
 static void rec_reason_name(struct tracer *t, uint32_t reason, const char *name)
 {
 	struct sv_rec_name n = { .name_kind = SV_REC_NAME_DROP_REASON, .id = reason };
@@ -714,7 +711,7 @@ static void rec_missing(struct tracer *t, const struct tstream *s, unsigned poin
 		.guest = (uint16_t)p, .flags = SV_REC_F_DROPPED, .reason = (uint16_t)SV_REASON_MISSING,
 	};
 
-	rec_reason_name(t, SV_REASON_MISSING, "missing");
+	rec_reason_name(t, SV_REASON_MISSING, sv_rec_reason_name(SV_REASON_MISSING));
 	if (sv_record_write_event(t->rec, &r))
 		t->rec_errors++;
 }
@@ -1314,19 +1311,6 @@ static void print_live(struct tracer *t)
 	svtrace_corr_interval_reset(t->corr);
 }
 
-static const char *policy_name(uint32_t p)
-{
-	switch (p) {
-	case 0: return "SCHED_OTHER";
-	case 1: return "SCHED_FIFO";
-	case 2: return "SCHED_RR";
-	case 3: return "SCHED_BATCH";
-	case 5: return "SCHED_IDLE";
-	case 6: return "SCHED_DEADLINE";
-	default: return "unknown";
-	}
-}
-
 static void json_hop(struct sv_json *j, struct tracer *t, unsigned p, unsigned h,
 		     const struct svtrace_hop_stats *hs)
 {
@@ -1511,7 +1495,7 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 		if (l->holder_comm[0] && l->wait_ns) {
 			sv_json_kv_str(&j, "holder_thread", l->holder_comm);
 			sv_json_kv_uint(&j, "holder_pid", l->holder_pid);
-			sv_json_kv_str(&j, "holder_policy", policy_name(l->holder_policy));
+			sv_json_kv_str(&j, "holder_policy", sv_sched_policy_name(l->holder_policy));
 			sv_json_kv_uint(&j, "holder_prio", l->holder_prio);
 		} else {
 			sv_json_kv_null(&j, "holder_thread");
@@ -2004,7 +1988,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "svtrace: setup failed: %s\n", strerror(-err));
 		goto out_rb;
 	}
-	t.attached = true;
 	fprintf(stderr, "svtrace: probes: base %s (net, skb, sched tracepoints): on; feeders' waits from %s\n",
 		t.attach_mode, t.wait_from_rq ? "sched_info and the run-queue clock (sched_wakeup not needed)" :
 		"sched_wakeup");

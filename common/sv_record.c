@@ -148,6 +148,25 @@ const char *sv_rec_reason_name(unsigned reason)
 	}
 }
 
+const char *sv_sched_policy_name(unsigned p)
+{
+	switch (p) {
+	case 0:
+		return "SCHED_OTHER";
+	case 1:
+		return "SCHED_FIFO";
+	case 2:
+		return "SCHED_RR";
+	case 3:
+		return "SCHED_BATCH";
+	case 5:
+		return "SCHED_IDLE";
+	case 6:
+		return "SCHED_DEADLINE";
+	}
+	return "unknown";
+}
+
 const char *sv_rec_wait_cause_name(unsigned cause)
 {
 	static const char *const names[] = { "unknown", "runqueue", "preempted", "blocked", "irq" };

@@ -324,6 +324,9 @@ enum sv_rec_wait_cause {
 	SV_WAIT_IRQ = 4,	/* hard/soft interrupts on its CPU */
 };
 const char *sv_rec_wait_cause_name(unsigned cause); /* "unknown", "runqueue", "preempted", "blocked", "irq" */
+/* A scheduling policy (THREAD records' feeder/holder policy, SCHED_* numbers) as the kernel spells it:
+ * "SCHED_OTHER", "SCHED_FIFO", ..., "unknown". */
+const char *sv_sched_policy_name(unsigned policy);
 struct sv_rec_thread {
 	SV_REC_HDR_FIELDS;	/* point that was late (T2b for a vhost feeder) */
 	uint32_t stream;

@@ -244,7 +244,8 @@ double svpub_signal_cycles(const struct svpub_signal *sig, double t_s)
 	return sig->phase_at[i] + sig->freq_hz[i] * (t_s - sig->freq_at[i]);
 }
 
-/* The instant of sample @n in ns after the top of the start second, as the schedule computes it. */
+/* The instant of sample @n in ns after the top of the start second, as the schedule computes it
+ * (svpub_sample_ns() with start 0). */
 static int64_t sample_ns(const struct svpub_signal *sig, uint64_t n)
 {
 	return sv_sample_time_ns((int64_t)(n / sig->rate), (uint32_t)(n % sig->rate), sig->rate);
@@ -265,7 +266,7 @@ static void sine_values(const struct svpub_signal *sig, uint64_t n, const double
 bool svpub_signal_sample(const struct svpub_signal *sig, uint64_t n, int32_t *values, uint32_t *quality)
 {
 	const struct svpub_signal_cfg *c = sig->cfg;
-	int64_t t_ns = sample_ns(sig, n);
+	int64_t t_ns = c->nevents ? sample_ns(sig, n) : 0; /* only events need the instant */
 	double fi[3] = { 1, 1, 1 }, fv[3] = { 1, 1, 1 };
 	bool stopped = false, faulted = false;
 

@@ -236,8 +236,6 @@ const struct svr_holder *svr_holder_get(const struct svr *r, unsigned i);
 /* What to call a holder: its name; without one, pid 0 means the idle task had the CPU or no switch
  * was seen ("(idle or not seen)"), another pid "(unknown)". */
 const char *svr_holder_label(const char *comm, uint32_t pid);
-/* A scheduling policy as svtrace spells it: "SCHED_OTHER", "SCHED_FIFO", ...; "unknown". */
-const char *svr_policy_name(unsigned policy);
 /* A late frame nobody's run delayed: no holder named (the feeder's CPU idle, or no switch seen). */
 static inline bool svr_late_unheld(const struct svr_late *l)
 {
@@ -314,7 +312,7 @@ struct svr_budget_result {
 };
 struct svr_eval {
 	enum svr_verdict verdict;
-	unsigned evaluated, failed, unsync;
+	unsigned evaluated, failed;
 	unsigned silent;		/* guests that received nothing while frames were lost toward them */
 	struct svr_budget_result res[SVR_MAX_BUDGETS][SVR_MAX_GUESTS + 1];
 	unsigned nres[SVR_MAX_BUDGETS];

@@ -183,7 +183,6 @@ void svr_evaluate(struct svr *r, const struct svr_budgets *b, struct svr_eval *e
 				continue;
 			if (trust_none || (trust_local && h.cross_host && bu->stat != SVR_STAT_LOST)) {
 				res->unsync = true;
-				e->unsync++;
 				continue;
 			}
 			res->evaluated = true;

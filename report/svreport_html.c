@@ -815,7 +815,7 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 			if (svr_late_unheld(l))
 				fputs("</td><td>-</td></tr>\n", f);
 			else
-				fprintf(f, " (%u)</td><td>%s/%u</td></tr>\n", l->holder_pid, svr_policy_name(l->holder_policy),
+				fprintf(f, " (%u)</td><td>%s/%u</td></tr>\n", l->holder_pid, sv_sched_policy_name(l->holder_policy),
 					l->holder_prio);
 		}
 		fputs("</table>\n", f);

@@ -97,7 +97,6 @@ struct svr {
 	uint64_t src_mask[NSLOTS];	/* files that produced events at each slot (or declared it: NAME) */
 	uint64_t host_mask[NSLOTS];	/* hosts whose records describe each slot (events, summaries) */
 	unsigned nhosts;
-	bool declared[SVR_MAX_GUESTS];	/* egress port named by a tracer's NAME record */
 	struct pend *pend;		/* FIFO of unkeyed events waiting for a rate */
 	uint64_t phead, pn;
 	bool replaying;			/* joining pending events: older than what the order state holds */
@@ -376,18 +375,20 @@ static int check_twice(struct svr *r, struct fileio *f, const struct sv_rec_file
 {
 	for (unsigned i = 0; i + 1 < r->nfiles; i++) {
 		const struct fileio *o = r->f[i];
+		const struct sv_rec_file_header *oh;
 
 		if (!o->rd)
 			continue;
+		oh = sv_record_reader_header(o->rd);
 		if (!strcmp(o->info.path, f->info.path) || (o->dev == f->dev && o->ino == f->ino && f->ino) ||
-		    (o->run_id == h->run_id && o->part == h->part && !strcmp(o->info.tool, f->info.tool))) {
+		    (oh->run_id == h->run_id && oh->part == h->part && !strcmp(o->info.tool, f->info.tool))) {
 			snprintf(f->info.errmsg, sizeof(f->info.errmsg),
 				 "%.80s: the same record as %.80s (%.15s run %016" PRIx64 " part %u) given twice", f->info.path,
 				 o->info.path, f->info.tool, h->run_id, h->part);
 			return -EEXIST;
 		}
 		if (f->info.guest[0] && !strcmp(o->info.guest, f->info.guest) &&
-		    (o->run_id != h->run_id || strcmp(o->info.tool, f->info.tool))) {
+		    (oh->run_id != h->run_id || strcmp(o->info.tool, f->info.tool))) {
 			snprintf(f->info.errmsg, sizeof(f->info.errmsg),
 				 "%.70s: guest %.40s already has the records of %.70s (another run): one guest, one run",
 				 f->info.path, f->info.guest, o->info.path);
@@ -451,8 +452,6 @@ int svr_add_file(struct svr *r, const char *path, const char *guest)
 		f->eof = true;
 		return err;
 	}
-	f->run_id = h->run_id;
-	f->part = h->part;
 	for (hi = 0; hi + 1 < r->nfiles; hi++)
 		if (r->f[hi]->rd && !strcmp(r->f[hi]->info.host, f->info.host))
 			break;
@@ -1530,7 +1529,6 @@ static void declare_port(struct svr *r, unsigned fi, struct fileio *f, const str
 	slot = slot_of(SV_POINT_T2A, g);
 	if (g < 0 || slot < 0)
 		return;
-	r->declared[g] = true;
 	r->present[SV_POINT_T2A][g] = true;
 	r->src_mask[slot] |= 1ull << fi;
 	r->host_mask[slot] |= 1ull << f->host_id;

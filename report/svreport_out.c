@@ -21,25 +21,6 @@ static void fmt_ns(int64_t v, bool valid, char *buf, size_t n)
 		sv_stats_format_ns(v, buf, n);
 }
 
-const char *svr_policy_name(unsigned p)
-{
-	switch (p) {
-	case 0:
-		return "SCHED_OTHER";
-	case 1:
-		return "SCHED_FIFO";
-	case 2:
-		return "SCHED_RR";
-	case 3:
-		return "SCHED_BATCH";
-	case 5:
-		return "SCHED_IDLE";
-	case 6:
-		return "SCHED_DEADLINE";
-	}
-	return "unknown";
-}
-
 /* A hop between two hosts whose clocks the check did not trust: shown, marked, never judged. */
 static bool hop_unsync(const struct svr_eval *e, const struct svr_hop *h)
 {
@@ -236,7 +217,7 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			else
 				fprintf(f, " while %s (pid %u, %s %u) held the CPU\n",
 					svr_holder_label(l->holder_comm, l->holder_pid), l->holder_pid,
-					svr_policy_name(l->holder_policy), l->holder_prio);
+					sv_sched_policy_name(l->holder_policy), l->holder_prio);
 		}
 		for (unsigned i = 0; i < svr_nholders(r); i++) {
 			const struct svr_holder *h = svr_holder_get(r, i);
@@ -247,7 +228,7 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 					h->count, buf);
 			else
 				fprintf(f, "  holder %s (%s %u): %" PRIu64 " times, worst %s\n",
-					svr_holder_label(h->comm, 0), svr_policy_name(h->policy), h->prio, h->count, buf);
+					svr_holder_label(h->comm, 0), sv_sched_policy_name(h->policy), h->prio, h->count, buf);
 		}
 	}
 	if (svr_ndrops(r)) {
@@ -547,7 +528,7 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		} else {
 			sv_json_kv_str(&j, "holder_thread", l->holder_comm);
 			sv_json_kv_uint(&j, "holder_pid", l->holder_pid);
-			sv_json_kv_str(&j, "holder_policy", svr_policy_name(l->holder_policy));
+			sv_json_kv_str(&j, "holder_policy", sv_sched_policy_name(l->holder_policy));
 			sv_json_kv_uint(&j, "holder_prio", l->holder_prio);
 		}
 		sv_json_kv_str(&j, "cause", sv_rec_wait_cause_name(l->cause));
@@ -566,7 +547,7 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 			sv_json_kv_null(&j, "holder_prio");
 		} else {
 			sv_json_kv_str(&j, "holder_thread", h->comm);
-			sv_json_kv_str(&j, "holder_policy", svr_policy_name(h->policy));
+			sv_json_kv_str(&j, "holder_policy", sv_sched_policy_name(h->policy));
 			sv_json_kv_uint(&j, "holder_prio", h->prio);
 		}
 		sv_json_kv_uint(&j, "count", h->count);

@@ -11,9 +11,9 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "sv_clock.h"
 #include "sv_json.h"
 #include "sv_log.h"
 #include "svrx_private.h"
@@ -269,12 +269,8 @@ void svrx_release(struct svrx *rx)
 int svrx_stats_get(struct svrx *rx, struct svrx_stats *st)
 {
 	*st = rx->st;
-	if (rx->link != SVRX_LINK_UP) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		st->link_down_ns += (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec - rx->link_down_since;
-	}
+	if (rx->link != SVRX_LINK_UP)
+		st->link_down_ns += sv_clock_gettime_ns(CLOCK_MONOTONIC) - rx->link_down_since;
 	return rx->ops->stats(rx, st);
 }
 

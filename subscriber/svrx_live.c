@@ -183,14 +183,6 @@ void svrx_live_usage(FILE *f)
 	      SVRX_MAX_GROUPS);
 }
 
-static inline int64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * SV_NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static const char *lan_name(const struct svrx_live *l, unsigned i)
 {
 	return l->n < 2 ? "" : i ? " (PRP LAN B)" : " (PRP LAN A)";
@@ -261,7 +253,7 @@ int svrx_live_open(struct svrx_live **out, const struct svrx_live_opts *o, bool 
 	}
 	/* A link down at start is waited for, as one that goes down later: say so now. */
 	for (unsigned i = 0; i < l->n; i++) {
-		err = live_link(l, i, now_ns(CLOCK_MONOTONIC));
+		err = live_link(l, i, sv_clock_gettime_ns(CLOCK_MONOTONIC));
 		if (err)
 			goto out_close;
 	}
@@ -281,12 +273,12 @@ static bool live_transient(int err)
 int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic_t *stop)
 {
 	struct svrx_frame frames[LIVE_BATCH];
-	int64_t start = now_ns(CLOCK_MONOTONIC), next_status = start + SV_NSEC_PER_SEC;
+	int64_t start = sv_clock_gettime_ns(CLOCK_MONOTONIC), next_status = start + SV_NSEC_PER_SEC;
 	int64_t end = l->duration_ns ? start + l->duration_ns : INT64_MAX;
 
 	l->next_link_check = start + LIVE_LINK_CHECK_NS;
 	while (!*stop) {
-		int64_t now = now_ns(CLOCK_MONOTONIC);
+		int64_t now = sv_clock_gettime_ns(CLOCK_MONOTONIC);
 		struct svrx *active[2];
 		unsigned na = 0;
 		int got = 0;
@@ -386,7 +378,7 @@ int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic
 			 * load a batch is a frame or two), so the figure is an upper bound, never flattering.
 			 * A clock read per frame cost half as much as tracking the frame. */
 			if (n > 0) {
-				int64_t done_tai = now_ns(CLOCK_TAI);
+				int64_t done_tai = sv_clock_gettime_ns(CLOCK_TAI);
 
 				for (int k = 0; k < n; k++)
 					if (frames[k].ts_clock == SV_CLOCK_TAI)

@@ -445,13 +445,12 @@ static void apply_config_keys(struct opts *o)
  * (--jsonl, an application's events); with both, the summary is one more line (compact) among them,
  * so stdout stays JSON lines (a service with --json and an app in its file still starts). A command-line
  * --json / --jsonl replaces the file's other one. */
-static int check_outputs(struct opts *o)
+static void check_outputs(struct opts *o)
 {
 	if (o->cli_json && !o->cli_jsonl)
 		o->jsonl = false;
 	if (o->cli_jsonl && !o->cli_json)
 		o->json = false;
-	return 0;
 }
 
 /* After the options: live-only keys of the file apply when the source is live and the command line
@@ -611,8 +610,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &o))
 		return EXIT_USAGE;
 	apply_config_keys(&o);
-	if (check_outputs(&o))
-		return EXIT_USAGE;
+	check_outputs(&o);
 	err = finish_config(&o);
 	if (err)
 		return err > 0 ? 0 : EXIT_RUNTIME; /* printed the configuration, or could not */

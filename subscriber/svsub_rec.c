@@ -56,7 +56,7 @@ static uint32_t rec_rate(const struct svsub_stream_stats *s, const struct sv_asd
 }
 
 static int define_stream(struct svsub_rec *r, unsigned idx, const struct svsub_stream_stats *s,
-			 const struct sv_view *v, const struct sv_asdu *a)
+			 const struct sv_view *v, const struct sv_asdu *a, uint32_t rate)
 {
 	struct sv_rec_stream d;
 
@@ -64,7 +64,7 @@ static int define_stream(struct svsub_rec *r, unsigned idx, const struct svsub_s
 	d.stream = idx;
 	d.appid = s->appid;
 	d.asdus = v->noASDU;
-	d.sample_rate = rec_rate(s, a);
+	d.sample_rate = rate;
 	d.conf_rev = a->confRev;
 	d.vlan = v->vlan ? v->vlan_id : 0xFFFF;
 	d.smp_synch = a->smpSynch;
@@ -75,7 +75,7 @@ static int define_stream(struct svsub_rec *r, unsigned idx, const struct svsub_s
 	d.smp_wrap = s->wrap;
 	r->defined[idx] = 1;
 	r->defined_confrev[idx] = a->confRev;
-	r->defined_rate[idx] = rec_rate(s, a);
+	r->defined_rate[idx] = rate;
 	return sv_record_define_stream(r->w, &d);
 }
 
@@ -96,7 +96,7 @@ int svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct s
 		const struct sv_asdu *a = &v->asdu[i];
 		const struct svsub_stream_stats *s;
 		struct sv_sample_time st;
-		uint32_t q = 0;
+		uint32_t q = 0, rate;
 		int64_t ts;
 
 		if (res[i].stream < 0 || res[i].stream >= SV_REC_MAX_STREAMS)
@@ -104,9 +104,10 @@ int svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct s
 		s = svsub_track_stream(t, (unsigned)res[i].stream);
 		if (!s)
 			continue;
+		rate = rec_rate(s, a);
 		if (!r->defined[res[i].stream] || r->defined_confrev[res[i].stream] != a->confRev ||
-		    r->defined_rate[res[i].stream] != rec_rate(s, a)) {
-			err = define_stream(r, (unsigned)res[i].stream, s, v, a);
+		    r->defined_rate[res[i].stream] != rate) {
+			err = define_stream(r, (unsigned)res[i].stream, s, v, a, rate);
 			if (err && !r->err)
 				r->err = err;
 		}
@@ -128,8 +129,8 @@ int svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct s
 			ev.tai_sec = (uint32_t)(ts / SV_NSEC_PER_SEC);
 			ev.t2_ns = ts;
 			ev.t2_kind = SV_T2_SAMPLE;
-		} else if (a->smpSynch == SV_SMPSYNCH_GLOBAL && rec_rate(s, a) && a->smpCnt < rec_rate(s, a) &&
-			   sv_sample_align(t_rx_ns, a->smpCnt, rec_rate(s, a), SV_SAMPLE_AHEAD_NS_DEFAULT, &st) == 0) {
+		} else if (a->smpSynch == SV_SMPSYNCH_GLOBAL && rate && a->smpCnt < rate &&
+			   sv_sample_align(t_rx_ns, a->smpCnt, rate, SV_SAMPLE_AHEAD_NS_DEFAULT, &st) == 0) {
 			ev.tai_sec = (uint32_t)st.tai_sec;
 			ev.t2_ns = st.t_sample_ns;
 			ev.t2_kind = SV_T2_SAMPLE;
