@@ -19,18 +19,20 @@ install(PROGRAMS ${SVKIT_VM_DIR}/hooks/qemu
 install(FILES ${SVKIT_VM_DIR}/hooks/vhost-hook.conf DESTINATION /etc/svkit)
 # Man pages, compressed as Debian policy wants them.
 find_program(SVKIT_GZIP gzip)
-foreach(page svpub svsub svtrace svreport)
-	set(src ${SVKIT_VM_DIR}/man/${page}.1)
+# svtrace needs root (BPF, every namespace): an administration command, section 8, in /usr/sbin.
+foreach(page svpub.1 svsub.1 svtrace.8 svreport.1)
+	set(src ${SVKIT_VM_DIR}/man/${page})
+	string(REGEX REPLACE ".*\\." "" sec ${page})
 	if(SVKIT_GZIP)
-		set(gz ${CMAKE_BINARY_DIR}/man/${page}.1.gz)
+		set(gz ${CMAKE_BINARY_DIR}/man/${page}.gz)
 		add_custom_command(OUTPUT ${gz}
 			COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
 			COMMAND ${SVKIT_GZIP} -9nc ${src} > ${gz}
 			DEPENDS ${src} VERBATIM)
 		list(APPEND SVKIT_MAN_GZ ${gz})
-		install(FILES ${gz} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+		install(FILES ${gz} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${sec})
 	else()
-		install(FILES ${src} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+		install(FILES ${src} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${sec})
 	endif()
 endforeach()
 if(SVKIT_MAN_GZ)
@@ -46,14 +48,14 @@ set(CPACK_PACKAGE_NAME svkit)
 set(CPACK_PACKAGE_VENDOR "svkit")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "IEC 61850-9-2 Sampled Values toolkit: publisher, AF_XDP subscriber, eBPF tracer")
+# CPack puts CPACK_PACKAGE_DESCRIPTION_SUMMARY first (the synopsis) and indents this text below it.
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-"IEC 61850-9-2 Sampled Values toolkit: publisher, AF_XDP subscriber, eBPF tracer
- svkit measures and protects Sampled Values delivery in virtualised digital substations:
- svpub publishes paced, timestamped SV streams; svsub receives them through AF_XDP inside
- virtual machines, tracks every stream and runs protection functions; svtrace follows every
- frame through a SEAPATH-style hypervisor with eBPF; svreport joins their records into a
- per-hop latency report. Includes systemd units, a libvirt hook that raises vhost workers
- to real-time priority, and a real-time guest template.")
+"svkit measures and protects Sampled Values delivery in virtualised digital substations:
+svpub publishes paced, timestamped SV streams; svsub receives them through AF_XDP inside
+virtual machines, tracks every stream and runs protection functions; svtrace follows every
+frame through a SEAPATH-style hypervisor with eBPF; svreport joins their records into a
+per-hop latency report. Includes systemd units, a libvirt hook that raises vhost workers
+to real-time priority, and a real-time guest template.")
 set(CPACK_PACKAGE_CONTACT "svkit maintainers <svkit@localhost>")
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "svkit maintainers <svkit@localhost>")
 set(CPACK_DEBIAN_PACKAGE_SECTION net)

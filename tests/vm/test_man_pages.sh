@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/man/*.1: each page renders with groff and man without a single warning, and names every option
+# vm/man/*.[18]: each page renders with groff and man without a single warning, and names every option
 # that the tool's specification (issues 3-6) gives it.
 set -u
 SRC=${SVKIT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -7,13 +7,14 @@ for c in groff man; do command -v $c >/dev/null || { echo "SKIP: $c missing"; ex
 T=$(mktemp -d /tmp/svkit-man.XXXXXX)
 trap 'rm -rf "$T"' EXIT INT TERM
 fail=0
-for tool in svpub svsub svtrace svreport; do
-	f="$SRC/vm/man/$tool.1"
+for page in svpub.1 svsub.1 svtrace.8 svreport.1; do
+	tool=${page%.*}
+	f="$SRC/vm/man/$page"
 	[ -f "$f" ] || { echo "FAIL: $f missing"; fail=1; continue; }
 	LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$f" >"$T/groff" 2>&1
 	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" >"$T/$tool.txt" 2>"$T/man"
 	if [ -s "$T/groff" ] || [ -s "$T/man" ]; then
-		echo "FAIL: $tool.1 warnings:"; cat "$T/groff" "$T/man"; fail=1
+		echo "FAIL: $page warnings:"; cat "$T/groff" "$T/man"; fail=1
 	fi
 	case $tool in
 	svpub) opts="--config -c --interface --write --duration --unpaced --record --json --print-config --help --version" ;;
@@ -24,12 +25,12 @@ for tool in svpub svsub svtrace svreport; do
 	# man hyphenates and justifies; search the unjustified text of the synopsis and options.
 	tr -s ' \n' ' ' <"$T/$tool.txt" | sed 's/‐ //g; s/- //g' >"$T/flat"
 	for o in $opts; do
-		grep -qF -- "$o" "$T/flat" || { echo "FAIL: $tool.1 does not document $o"; fail=1; }
+		grep -qF -- "$o" "$T/flat" || { echo "FAIL: $page does not document $o"; fail=1; }
 	done
 	for s in NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" EXAMPLES "SEE ALSO"; do
-		grep -q "^$s" "$T/$tool.txt" || { echo "FAIL: $tool.1 lacks section $s"; fail=1; }
+		grep -q "^$s" "$T/$tool.txt" || { echo "FAIL: $page lacks section $s"; fail=1; }
 	done
-	[ $fail = 0 ] && echo "ok: $tool.1"
+	[ $fail = 0 ] && echo "ok: $page"
 done
 if [ "$fail" = 0 ]; then echo "PASS: man pages"; exit 0; fi
 echo "FAIL: man pages"

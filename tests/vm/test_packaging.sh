@@ -41,12 +41,15 @@ for d in libbpf1 libxdp1 libpcap0.8 libyaml-0-2; do
 done
 [ -n "$(f Maintainer)" ] || bad "no Maintainer"
 f Description | grep -q 'Sampled Values' || bad "Description"
+# Debian policy: the synopsis once, then the extended text each line indented by exactly one space.
+f Description | awk 'NR == 1 { syn = $0; next } $0 == " " syn || /^  / || !/^ / { e = 1 } END { exit e }' ||
+	bad "Description: synopsis repeated or extended lines not indented by one space: $(f Description)"
 ok "control: $(f Package) $(f Version); Depends: $(f Depends)"
 dpkg-deb -c "$DEB" | awk '{ print $6 }' | sed 's|^\./|/|' >"$T/files"
 for p in /usr/bin/svpub /usr/bin/svsub /usr/bin/svreport /usr/sbin/svtrace \
 	/lib/systemd/system/svsub@.service /lib/systemd/system/svpub.service /lib/systemd/system/svtrace.service \
 	/usr/lib/sysusers.d/svkit.conf /etc/libvirt/hooks/qemu.d/50-svkit-vhost /etc/svkit/vhost-hook.conf \
-	/usr/share/man/man1/svpub.1.gz /usr/share/man/man1/svsub.1.gz /usr/share/man/man1/svtrace.1.gz \
+	/usr/share/man/man1/svpub.1.gz /usr/share/man/man1/svsub.1.gz /usr/share/man/man8/svtrace.8.gz \
 	/usr/share/man/man1/svreport.1.gz /usr/share/svkit/vm/render-domain /usr/share/svkit/vm/libvirt/sv-guest.xml.in; do
 	grep -qx "$p" "$T/files" || bad "package lacks $p"
 done

@@ -88,6 +88,7 @@ case_bad clash "emulator_cpus and vcpu_cpus share CPU 3" "$(echo "$good" | sed '
 case_bad bridge_tap "sv_bridge is not used with sv_port = ovs-tap" "$(printf '%s\nsv_bridge = br-sv\n' "$good")"
 case_bad no_bridge "sv_port = ovs needs sv_bridge" "$(echo "$good" | sed 's/^sv_port.*/sv_port = ovs/')"
 case_bad ifname "sv_tap: 'a-very-long-tap-name0'" "$(echo "$good" | sed 's/^sv_tap.*/sv_tap = a-very-long-tap-name0/')"
+case_bad vnet "a prefix libvirt reserves" "$(echo "$good" | sed 's/^sv_tap.*/sv_tap = vnet-sv3/')"
 case_bad mac "multicast MAC" "$(echo "$good" | sed 's/^sv_mac.*/sv_mac = 01:0c:cd:04:00:01/')"
 case_bad huge "not a multiple of 1024 with 1G hugepages" "$(printf '%s\nhugepages = 1G\n' "$(echo "$good" | sed 's/^memory_mib.*/memory_mib = 1536/')")"
 case_bad relpath "an absolute path is required" "$(echo "$good" | sed 's|^disk.*|disk = images/x.qcow2|')"

@@ -17,13 +17,13 @@ bad() { echo "FAIL: $*"; fail=1; }
 # A throw-away root: the system's own units (for the targets ours depend on), stub programs where
 # the units' ExecStart= point, our units where the package installs them, our man pages on MANPATH.
 R="$T/root"
-mkdir -p "$R/usr/lib/systemd" "$R/usr/bin" "$R/etc/systemd/system" "$T/man/man1"
+mkdir -p "$R/usr/lib/systemd" "$R/usr/bin" "$R/etc/systemd/system" "$T/man/man1" "$T/man/man8"
 cp -a "$SYSUNITS" "$R/usr/lib/systemd/system"
 mkdir -p "$R/usr/sbin"; printf '#!/bin/sh\nexit 0\n' >"$R/usr/sbin/svtrace"; chmod 755 "$R/usr/sbin/svtrace"
 for b in svpub svsub svreport; do printf '#!/bin/sh\nexit 0\n' >"$R/usr/bin/$b"; chmod 755 "$R/usr/bin/$b"; done
 mkdir -p "$R/bin"; printf '#!/bin/sh\nexit 0\n' >"$R/bin/sh"; chmod 755 "$R/bin/sh"	# ExecStartPre= keeps old records
 cp "$SRC"/vm/systemd/*.service "$R/usr/lib/systemd/system/"
-cp "$SRC"/vm/man/*.1 "$T/man/man1/"
+cp "$SRC"/vm/man/*.1 "$T/man/man1/"; cp "$SRC"/vm/man/*.8 "$T/man/man8/"
 verify() {
 	MANPATH="$T/man" systemd-analyze verify --root="$R" "$@" >"$T/v.out" 2>&1
 }
