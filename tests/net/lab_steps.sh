@@ -94,8 +94,27 @@ PY
 	pgrep -f "$OUT/run" >/dev/null && bad "processes left after run: $(pgrep -af "$OUT/run")"
 fi
 
+# a run asking for other guests than the lab has: refused before anything starts
+out=$("$LAB" run --prefix "$P" --guests 3 --duration 1 --out "$OUT/g3" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q "built with 2 guest" <<<"$out" || bad "run --guests 3 on a 2-guest lab: exit $rc: $out"
+
+# a run killed with SIGKILL leaves its root-namespace tools (cyclictest, svtrace): 'down' stops them
+if [ $rc != 77 ] && [ -s "$OUT/run/trace.rec" ]; then
+	"$LAB" run --prefix "$P" --duration 30 --out "$OUT/killed" >"$OUT/killed.log" 2>&1 &
+	lab=$!
+	for _ in $(seq 100); do [ -s "/run/svkit-lab/$P.pids" ] && pgrep -f "$OUT/killed/trace.rec" >/dev/null && break; sleep 0.1; done
+	sleep 1
+	kill -KILL $lab; wait $lab 2>/dev/null
+	left=$(pgrep -f "$OUT/killed/(trace.rec|cyclictest)" | tr '\n' ' ')
+	[ -n "$left" ] || bad "the killed run left nothing to stop (test setup): $(cat "$OUT/killed.log")"
+fi
+
 # --- down -------------------------------------------------------------------------------------------
 "$LAB" down --prefix "$P" >"$OUT/down.log" 2>&1 || { bad "down failed"; cat "$OUT/down.log"; }
+sleep 0.2
+pgrep -af "$OUT/killed/" && bad "after down: the killed run's tools still run"
+[ -f "/run/svkit-lab/$P.pids" ] && bad "after down: pid file left"
 ip netns list | grep -q "^$P" && bad "after down: namespaces left: $(ip netns list | grep "^$P" | tr '\n' ' ')"
 ip -o link show | grep -q "$P" && bad "after down: links left"
 [ -f "/run/svkit-lab/$P.state" ] && bad "after down: state file left"
