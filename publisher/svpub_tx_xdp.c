@@ -19,7 +19,7 @@
  * the ring holds when the link is back: seconds-old frames. So the batch the failed kick was for is taken
  * off the ring again (its descriptors were published after the kernel's last look at the ring: in copy
  * mode only our own syscalls read it), its frames are reported -ENETDOWN, and nothing is queued while the
- * interface stays down; one SIOCGIFFLAGS per send call tells when it is up again. In zero-copy mode the
+ * interface stays down; one SIOCGIFFLAGS every 100 ms at most tells when it is up again. In zero-copy mode the
  * driver may read the ring on its own, so nothing is taken back there: frames queued in the instant the
  * link went down may still leave when it is back.
  */
@@ -37,6 +37,7 @@
 #include <linux/if_xdp.h>
 #include <xdp/xsk.h>
 
+#include "sv_clock.h"
 #include "sv_log.h"
 #include "svpub_tx.h"
 
@@ -99,6 +100,7 @@ struct tx_xdp {
 	bool zerocopy;
 	bool down;	     /* nothing is queued: every frame is an outage */
 	int down_err;	     /* -ENETDOWN, or -ENXIO once the socket lost its device */
+	int64_t down_check_ns; /* CLOCK_MONOTONIC of the last SIOCGIFFLAGS while down */
 	/* own socket (TX metadata stamps), else NULL: libxdp's */
 	bool raw;
 	void *tx_map, *comp_map;
@@ -204,13 +206,21 @@ static int kick(struct tx_xdp *x, bool *untouched)
 	return 0;
 }
 
-/* Is the interface up again? ENXIO (the socket lost its device: deleted) is for good. */
+#define LINK_CHECK_NS 100000000	/* while down, the link is asked about at most every 100 ms */
+
+/* Is the interface up again? ENXIO (the socket lost its device: deleted) is for good. Asked at most every
+ * LINK_CHECK_NS: a send call comes every frame period (an ioctl each would cost ~1 us per period for nothing). */
 static bool link_back(struct tx_xdp *x)
 {
 	struct ifreq ifr;
+	int64_t now;
 
 	if (x->down_err == -ENXIO || x->ctl_fd < 0)
 		return false;
+	now = sv_clock_gettime_ns(CLOCK_MONOTONIC);
+	if (now - x->down_check_ns < LINK_CHECK_NS)
+		return false;
+	x->down_check_ns = now;
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", x->ifname);
 	if (ioctl(x->ctl_fd, SIOCGIFFLAGS, &ifr) < 0 || !(ifr.ifr_flags & IFF_UP))
@@ -222,6 +232,7 @@ static bool link_back(struct tx_xdp *x)
 static void set_down(struct tx_xdp *x, int err)
 {
 	x->down = true;
+	x->down_check_ns = sv_clock_gettime_ns(CLOCK_MONOTONIC);
 	x->down_err = err == -ENXIO || err == -ENODEV ? -ENXIO : -ENETDOWN;
 }
 
