@@ -1984,6 +1984,13 @@ int svr_hop_get(struct svr *r, unsigned from, unsigned to, int guest, int stream
 			exact_summary(all, &out->lat);
 		} else {
 			sv_stats_summarize(s->hist, &out->lat);
+			/* negatives (a later point stamped first) sit beside the buckets: the minimum is theirs,
+			 * as in the exact all-streams summary */
+			if (s->hist->negative) {
+				out->lat.min = s->hist->negative_min;
+				if (!s->hist->count)
+					out->lat.max = s->hist->negative_min;	/* nothing else known */
+			}
 		}
 		return 0;
 	}

@@ -1156,6 +1156,57 @@ static void test_damaged_block(void **state)
 	svr_destroy(r);
 }
 
+/* Two streams, one T3 stamped 5 us before its T0 (one clock: a note, not a fault): the per-stream minimum,
+ * from a histogram, is that negative value, as the all-streams exact minimum is (it used to drop it). */
+static void test_negative_min_per_stream(void **state)
+{
+	struct sv_record_writer *pub, *sub;
+	const char *files[] = {"pubn.rec", "subn.rec"}, *guests[] = {NULL, "vm1"};
+	struct sv_rec_stream s2 = {.stream = 1, .appid = 0x4001, .asdus = 1, .sample_rate = RATE, .conf_rev = 1,
+				   .vlan = 0xFFFF, .smp_synch = 2, .svid_len = 4, .smp_wrap = RATE};
+	struct svr_hop all, one, other;
+	struct svr *r;
+
+	(void)state;
+	memcpy(s2.svid, "MU02", 5);
+	pub = wopen("pubn.rec", "svpub", "hostA", true, RATE);
+	sub = wopen("subn.rec", "svsub", "hostA", true, RATE);
+	assert_int_equal(sv_record_define_stream(pub, &s2), 0);
+	assert_int_equal(sv_record_define_stream(sub, &s2), 0);
+	for (unsigned k = 0; k < 100; k++) {
+		for (uint8_t st = 0; st < 2; st++) {
+			int64_t t0 = ts_of(k) + 10000 + st * 1000;
+			int64_t t3 = t0 + ((st == 1 && k == 50) ? -5000 : 20000 + (int64_t)k);
+			struct sv_rec_event e0 = {.point = SV_POINT_T0, .stream = st, .t_ns = t0, .tai_sec = SEC0,
+						  .smp_cnt = (uint16_t)k, .ts_src = SV_TS_SOFTWARE,
+						  .guest = SV_REC_GUEST_NONE, .nasdu = 1};
+			struct sv_rec_event e3 = e0;
+
+			e3.point = SV_POINT_T3;
+			e3.t_ns = t3;
+			assert_int_equal(sv_record_write_event(pub, &e0), 0);
+			assert_int_equal(sv_record_write_event(sub, &e3), 0);
+		}
+	}
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	assert_int_equal(sv_record_writer_close(sub), 0);
+	r = run(files, guests, 2);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T0, SV_POINT_T3, 0, -1, &all), 0);
+	assert_true(all.lat.exact);
+	assert_int_equal(all.count, 200);
+	assert_int_equal(all.lat.min, -5000);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T0, SV_POINT_T3, 0, 1, &one), 0);
+	assert_false(one.lat.exact);
+	assert_int_equal(one.count, 100);
+	assert_int_equal(one.lat.negative, 1);
+	assert_int_equal(one.lat.min, -5000);
+	assert_int_equal(one.lat.max, 20099);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T0, SV_POINT_T3, 0, 0, &other), 0);
+	assert_int_equal(other.lat.min, 20000);
+	assert_int_equal(other.lat.negative, 0);
+	svr_destroy(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1178,6 +1229,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_verdict_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_keys_cross_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_block, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_negative_min_per_stream, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
