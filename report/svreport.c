@@ -31,7 +31,9 @@ static void usage(FILE *f)
 "  -C, --cyclictest FILE   cyclictest -q -h N --histfile output (or its summary) as the host baseline\n"
 "  -g, --guest NAME=FILE   records of guest NAME (svsub in a VM); other files name their guests by\n"
 "                          their GUEST names (svtrace) or their host name\n"
-"  -a, --alias FROM=TO     call guest FROM (an svtrace egress port, a host name) TO\n"
+"  -a, --alias [HOST:]FROM=TO\n"
+"                          call guest FROM (an svtrace egress port, a host name) TO; HOST: only in\n"
+"                          the records of host HOST (two hypervisors' same-named ports, two guests)\n"
 "  -l, --label GUEST=TEXT  what guest GUEST stands for (e.g. its traffic class), shown beside it\n"
 "  -w, --window S          join window in seconds (default 3): how late a record may still join\n"
 "      --max-frames N      frames held in the window at most (default 4194304)\n"
@@ -201,12 +203,13 @@ int main(int argc, char **argv)
 	}
 	svr_set_budget_pairs(r, (const uint8_t(*)[2])bpairs, budgets.n);
 	for (unsigned i = 0; i < naliases; i++) {
-		char from[64];
+		char from[160];
 		const char *eq = strchr(aliases[i], '=');
 
 		snprintf(from, sizeof(from), "%.*s", (int)(eq - aliases[i]), aliases[i]);
-		if (svr_add_alias(r, from, eq + 1)) {
-			fprintf(stderr, "svreport: --alias '%s': names are 1..63 characters\n", aliases[i]);
+		if ((size_t)(eq - aliases[i]) >= sizeof(from) || svr_add_alias(r, from, eq + 1)) {
+			fprintf(stderr, "svreport: --alias '%s': FROM is 1..127 characters ([HOST:]NAME), TO 1..63\n",
+				aliases[i]);
 			ret = 2;
 			goto out;
 		}
@@ -257,6 +260,11 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < svr_nfiles(r); i++)
 		if (svr_file(r, i)->err)
 			fprintf(stderr, "svreport: %s (records before the fault are used)\n", svr_file(r, i)->errmsg);
+	for (unsigned i = 0; i < naliases; i++)
+		if (svr_alias_unused(r, i))
+			fprintf(stderr, "svreport: warning: --alias %s: no record names a guest '%s'%s\n", aliases[i],
+				svr_alias_unused(r, i), strchr(svr_alias_unused(r, i), ':') ?
+				" (HOST is the host name in the record's header, as the file list shows it)" : "");
 	svr_evaluate(r, &budgets, &ev);
 	if (!quiet)
 		svr_write_text(r, &budgets, &ev, &ct, json ? stderr : stdout);

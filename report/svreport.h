@@ -154,8 +154,13 @@ void svr_destroy(struct svr *r);
  * with a guest index take the file's GUEST names, others the file's host name. Returns 0, -E2BIG (too
  * many files), or the reader's open error (the message is in the file info). */
 int svr_add_file(struct svr *r, const char *path, const char *guest);
-/* Renames a guest as found in records (svtrace's egress port, a host name) to @to. */
+/* Renames a guest as found in records (svtrace's egress port, a host name) to @to. @from is NAME (from
+ * any host's records) or HOST:NAME (only from the records of host HOST, as their header names it: two
+ * hypervisors' same-named ports to two guests); HOST:NAME wins over NAME. -EINVAL: @from is not 1..127
+ * characters or @to not 1..63. */
 int svr_add_alias(struct svr *r, const char *from, const char *to);
+/* After svr_run(): the FROM of alias @i (in the order added) when it renamed nothing, else NULL. */
+const char *svr_alias_unused(const struct svr *r, unsigned i);
 /* Describes guest @guest (its final name, after aliases): the setup it stands for, e.g. "SV in its own
  * higher traffic class". Shown next to the guest in every output. -EINVAL: names too long. */
 #define SVR_LABEL_SIZE 160

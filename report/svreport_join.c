@@ -81,7 +81,8 @@ struct svr {
 	unsigned nguests;
 	char guests[SVR_MAX_GUESTS][64];
 	unsigned naliases;
-	char alias_from[32][64], alias_to[32][64];
+	char alias_from[32][128], alias_to[32][64];	/* from: NAME or HOST:NAME */
+	bool alias_used[32];
 	unsigned nlabels;
 	char label_guest[SVR_MAX_GUESTS][64], label_text[SVR_MAX_GUESTS][SVR_LABEL_SIZE];
 	FILE *csv;
@@ -283,12 +284,17 @@ void svr_destroy(struct svr *r)
 
 int svr_add_alias(struct svr *r, const char *from, const char *to)
 {
-	if (r->naliases >= 32 || strlen(from) >= 64 || strlen(to) >= 64 || !*from || !*to)
+	if (r->naliases >= 32 || strlen(from) >= 128 || strlen(to) >= 64 || !*from || !*to)
 		return -EINVAL;
-	snprintf(r->alias_from[r->naliases], 64, "%s", from);
+	snprintf(r->alias_from[r->naliases], 128, "%s", from);
 	snprintf(r->alias_to[r->naliases], 64, "%s", to);
 	r->naliases++;
 	return 0;
+}
+
+const char *svr_alias_unused(const struct svr *r, unsigned i)
+{
+	return i < r->naliases && !r->alias_used[i] ? r->alias_from[i] : NULL;
 }
 
 const uint8_t svr_compare_hops[SVR_NCOMPARE][2] = {
@@ -328,14 +334,27 @@ void svr_set_csv(struct svr *r, FILE *csv)
 	r->csv = csv;
 }
 
-/* Guest index of @name (after aliases), created on first use; -1 when the table is full. */
-static int guest_idx(struct svr *r, const char *name)
+/* Guest index of @name as the records of host @host give it (after aliases: HOST:NAME before a plain
+ * NAME, so that two hypervisors' same-named ports can go to two guests), created on first use; -1 when
+ * the table is full. */
+static int guest_idx(struct svr *r, const char *host, const char *name)
 {
-	for (unsigned i = 0; i < r->naliases; i++)
-		if (!strcmp(name, r->alias_from[i])) {
-			name = r->alias_to[i];
-			break;
-		}
+	size_t hl = strlen(host);
+	int hit = -1;
+
+	for (unsigned i = 0; i < r->naliases && hit < 0; i++) {
+		const char *a = r->alias_from[i];
+
+		if (hl && !strncmp(a, host, hl) && a[hl] == ':' && !strcmp(a + hl + 1, name))
+			hit = (int)i;
+	}
+	for (unsigned i = 0; i < r->naliases && hit < 0; i++)
+		if (!strcmp(name, r->alias_from[i]))
+			hit = (int)i;
+	if (hit >= 0) {
+		r->alias_used[hit] = true;
+		name = r->alias_to[hit];
+	}
 	for (unsigned g = 0; g < r->nguests; g++)
 		if (!strcmp(r->guests[g], name))
 			return (int)g;
@@ -353,7 +372,7 @@ static int file_guest(struct svr *r, struct fileio *f, unsigned ev_guest)
 
 	if (f->info.guest[0] || ev_guest == SV_REC_GUEST_NONE) {
 		if (f->file_guest == -2)
-			f->file_guest = guest_idx(r, f->info.guest[0] ? f->info.guest : f->info.host);
+			f->file_guest = guest_idx(r, f->info.host, f->info.guest[0] ? f->info.guest : f->info.host);
 		return f->file_guest;
 	}
 	if (ev_guest < 64 && f->gcache[ev_guest] != -2)
@@ -363,7 +382,7 @@ static int file_guest(struct svr *r, struct fileio *f, unsigned ev_guest)
 		snprintf(buf, sizeof(buf), "guest%u", ev_guest);
 		name = buf;
 	}
-	g = guest_idx(r, name);
+	g = guest_idx(r, f->info.host, name);
 	if (ev_guest < 64)
 		f->gcache[ev_guest] = (int16_t)g;
 	return g;

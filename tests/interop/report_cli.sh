@@ -1,7 +1,8 @@
 #!/bin/bash
 # svreport's command line: exit codes as the README and svreport(1) say (0 written, 1 a file that cannot be
 # read, 2 usage), on records svpub writes: no arguments, a missing or foreign record, the same record twice, a
-# budgets file missing (1) or wrong (2), a missing cyclictest file (1), and --verdict-exit's NONE (0).
+# budgets file missing (1) or wrong (2), a missing cyclictest file (1), --verdict-exit's NONE (0), and an --alias that renames nothing
+# (said, exit 0).
 set -u
 B=${SVKIT_BUILD:-build}
 SVPUB=$B/publisher/svpub
@@ -30,4 +31,8 @@ printf 'budgets:\n  - hop: T9-T1\n    max_us: 1\n' >"$T/bad.yaml"
 expect 2 "a wrong budgets file" -b "$T/bad.yaml" "$T/p.rec"
 grep -q "bad.yaml" "$T/err" || fail "wrong budgets file not named: $(cat "$T/err")"
 expect 1 "a missing cyclictest file" -C "$T/missing.hist" "$T/p.rec"
+expect 0 "an alias that names no guest" --alias nohost:vnet0=g1 "$T/p.rec"
+grep -q "warning: --alias nohost:vnet0=g1: no record names a guest 'nohost:vnet0'" "$T/err" ||
+	fail "an unused alias not said: $(cat "$T/err")"
+expect 2 "an alias without a name" --alias =g1 "$T/p.rec"
 echo "PASS: svreport cli: exit codes 0/1/2 as documented, NONE with --verdict-exit is 0"

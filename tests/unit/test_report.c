@@ -1207,6 +1207,47 @@ static void test_negative_min_per_stream(void **state)
 	svr_destroy(r);
 }
 
+/* Two hypervisors, each with an egress port called vnet0 toward another guest: HOST:PORT aliases (host as
+ * the record's header names it) keep them apart, before a plain PORT alias; one naming no record is said. */
+static void test_alias_by_host(void **state)
+{
+	const char *files[] = {"hva.rec", "hvb.rec", "hvc.rec"};
+	struct sv_record_writer *w[3];
+	const char *hosts[3] = {"hvA", "hvB", "hvC"};
+	struct svr *r;
+	bool g1 = false, g2 = false, gx = false;
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		w[i] = wopen(files[i], "svtrace", hosts[i], true, RATE);
+		name_port(w[i], 0, "vnet0");
+		for (unsigned k = 0; k < 10; k++)
+			ev_write(w[i], SV_POINT_T2A, SEC0, (uint16_t)k, ts_of(k) + 20000 + i, 0);
+		assert_int_equal(sv_record_writer_close(w[i]), 0);
+	}
+	assert_int_equal(svr_create(&r, NULL), 0);
+	assert_int_equal(svr_add_alias(r, "vnet0", "gx"), 0);
+	assert_int_equal(svr_add_alias(r, "hvA:vnet0", "g1"), 0);
+	assert_int_equal(svr_add_alias(r, "hvB:vnet0", "g2"), 0);
+	assert_int_equal(svr_add_alias(r, "hvZ:vnet0", "g9"), 0);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(svr_add_file(r, path_of(files[i]), NULL), 0);
+	assert_int_equal(svr_run(r), 0);
+	assert_int_equal(svr_nguests(r), 3);
+	for (unsigned g = 0; g < 3; g++) {
+		g1 |= !strcmp(svr_guest_name(r, g), "g1");
+		g2 |= !strcmp(svr_guest_name(r, g), "g2");
+		gx |= !strcmp(svr_guest_name(r, g), "gx");	/* hvC: no HOST:PORT alias, the plain one */
+	}
+	assert_true(g1 && g2 && gx);
+	assert_null(svr_alias_unused(r, 0));
+	assert_null(svr_alias_unused(r, 1));
+	assert_null(svr_alias_unused(r, 2));
+	assert_string_equal(svr_alias_unused(r, 3), "hvZ:vnet0");
+	assert_int_equal(svr_add_alias(r, "", "x"), -EINVAL);
+	svr_destroy(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1230,6 +1271,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_late_keys_cross_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_negative_min_per_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alias_by_host, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
