@@ -199,12 +199,14 @@ static bool has_range(const struct sv_cfg_key *k)
 	return k->min <= k->max;
 }
 
-static void format_range(const struct sv_cfg_key *k, char *buf, size_t n)
+int sv_config_format_range(const struct sv_cfg_key *k, char *buf, size_t n)
 {
-	if (!has_range(k))
+	if (!has_range(k)) {
 		buf[0] = '\0';
-	else
-		snprintf(buf, n, "%.15g..%.15g", k->min, k->max);
+		return -ENOENT;
+	}
+	snprintf(buf, n, "%.15g..%.15g", k->min, k->max);
+	return 0;
 }
 
 static int store_uint(void *field, size_t size, uint64_t v)
@@ -296,7 +298,7 @@ static int parse_double_checked(const struct sv_cfg_key *k, const char *s, doubl
 		return -EINVAL;
 	}
 	if (has_range(k) && (*d < k->min || *d > k->max)) {
-		format_range(k, range, sizeof(range));
+		sv_config_format_range(k, range, sizeof(range));
 		snprintf(msg, n, "%.100s is out of range %s", s, range);
 		return -EINVAL;
 	}
@@ -341,7 +343,7 @@ static int set_scalar(const struct sv_cfg_key *k, void *base, const char *s, cha
 			snprintf(msg, n, "'%.200s' is not an integer", s);
 			return -EINVAL;
 		}
-		format_range(k, range, sizeof(range));
+		sv_config_format_range(k, range, sizeof(range));
 		if (e || (has_range(k) && ((double)v < k->min || (double)v > k->max)) || store_int(field, k->size, v)) {
 			snprintf(msg, n, "%.100s is out of range %s", s, range[0] ? range : "of the field");
 			return -EINVAL;
@@ -356,7 +358,7 @@ static int set_scalar(const struct sv_cfg_key *k, void *base, const char *s, cha
 			snprintf(msg, n, "'%.200s' is not an unsigned integer", s);
 			return -EINVAL;
 		}
-		format_range(k, range, sizeof(range));
+		sv_config_format_range(k, range, sizeof(range));
 		if (e || (has_range(k) && ((double)v < k->min || (double)v > k->max)) || store_uint(field, k->size, v)) {
 			snprintf(msg, n, "%.100s is out of range %s", s, range[0] ? range : "of the field");
 			return -EINVAL;
@@ -624,6 +626,15 @@ static const struct sv_cfg_key *find_key(const struct sv_cfg_key *tab, const cha
 	return NULL;
 }
 
+const struct sv_cfg_key *sv_config_find_key(const struct sv_cfg_key *tab, const char *name)
+{
+	const struct sv_cfg_key *k = find_key(tab, name, strlen(name));
+
+	if (!k)
+		errno = ENOENT;
+	return k;
+}
+
 static int load_mapping(struct yload *y, const yaml_node_t *node, const struct sv_cfg_key *tab, void *base,
 			const char *prefix)
 {
@@ -728,6 +739,106 @@ int sv_config_load_file(const struct sv_cfg_key *tab, void *obj, const char *pat
 	yaml_parser_set_input_file(&parser, f);
 	ret = load_parser(tab, obj, &parser, path, err);
 	yaml_parser_delete(&parser);
+	fclose(f);
+	return ret;
+}
+
+/* ---- positions ---- */
+
+/* The node at @path under @node (NULL: empty document). The whole path is checked, found or not, so that a
+ * malformed one is -EINVAL whatever the file holds. 0, -ENOENT or -EINVAL. */
+static int node_at(yaml_document_t *doc, yaml_node_t *node, const char *path, yaml_node_t **out)
+{
+	if (!*path)
+		return -EINVAL;
+	while (*path) {
+		size_t len = strcspn(path, ".[");
+		yaml_node_t *next = NULL;
+
+		if (!len)
+			return -EINVAL;
+		if (node && node->type == YAML_MAPPING_NODE) {
+			for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
+				yaml_node_t *kn = yaml_document_get_node(doc, p->key);
+
+				if (kn && kn->type == YAML_SCALAR_NODE && kn->data.scalar.length == len &&
+				    !memcmp(kn->data.scalar.value, path, len)) {
+					next = yaml_document_get_node(doc, p->value);
+					break;
+				}
+			}
+		}
+		node = next;
+		path += len;
+		while (*path == '[') {
+			const char *close = strchr(path, ']');
+			char num[24];
+			size_t nl;
+			uint64_t idx;
+
+			if (!close)
+				return -EINVAL;
+			nl = (size_t)(close - path - 1);
+			if (nl == 0 || nl >= sizeof(num))
+				return -EINVAL;
+			memcpy(num, path + 1, nl);
+			num[nl] = '\0';
+			if (sv_parse_uint64(num, &idx)) /* as sv_config_set; "[*]" names no single node */
+				return -EINVAL;
+			if (node && node->type == YAML_SEQUENCE_NODE &&
+			    idx < (uint64_t)(node->data.sequence.items.top - node->data.sequence.items.start))
+				node = yaml_document_get_node(doc, node->data.sequence.items.start[idx]);
+			else
+				node = NULL;
+			path = close + 1;
+		}
+		if (*path == '.') {
+			if (!*++path)
+				return -EINVAL;
+		} else if (*path) {
+			return -EINVAL;
+		}
+	}
+	if (!node)
+		return -ENOENT;
+	*out = node;
+	return 0;
+}
+
+int sv_config_locate(const char *file, const char *path, const char *value, unsigned *line, unsigned *column)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *node;
+	FILE *f;
+	int ret;
+
+	*line = *column = 0;
+	if (!file || !path)
+		return -EINVAL;
+	f = fopen(file, "r");
+	if (!f)
+		return -errno;
+	if (!yaml_parser_initialize(&parser)) {
+		ret = -ENOMEM;
+		goto out_close;
+	}
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		ret = -EINVAL;
+		goto out_parser;
+	}
+	ret = node_at(&doc, yaml_document_get_root_node(&doc), path, &node);
+	if (!ret && value && (node->type != YAML_SCALAR_NODE || strcmp(scalar_text(node), value)))
+		ret = -ENOENT;
+	if (!ret) {
+		*line = (unsigned)node->start_mark.line + 1;
+		*column = (unsigned)node->start_mark.column + 1;
+	}
+	yaml_document_delete(&doc);
+out_parser:
+	yaml_parser_delete(&parser);
+out_close:
 	fclose(f);
 	return ret;
 }
@@ -978,7 +1089,7 @@ static void help_rec(const struct sv_cfg_key *tab, const char *prefix, FILE *f)
 			help_rec(k->sub, path, f);
 			continue;
 		}
-		format_range(k, range, sizeof(range));
+		sv_config_format_range(k, range, sizeof(range));
 		if (k->type == SV_CFG_ENUM) {
 			size_t used = 0;
 

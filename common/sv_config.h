@@ -5,7 +5,8 @@
  *  - loads a YAML file through libyaml (sv_config_load_file), errors naming file:line:column;
  *  - applies command-line overrides "key=value" (sv_config_set), keys as dotted paths;
  *  - prints the effective configuration as YAML that loads back to the same values (sv_config_print);
- *  - prints the reference of every key for --help (sv_config_help).
+ *  - prints the reference of every key for --help (sv_config_help);
+ *  - finds where a key path is in a YAML file (sv_config_locate), for errors found after loading.
  * Unknown keys, duplicate keys, wrong YAML node kinds, bad numbers and out-of-range values are errors.
  * Nested mappings are SV_CFG_SECTION rows; a YAML sequence of mappings (e.g. one per stream) is an
  * SV_CFG_LIST row over a fixed array in the target struct (no allocation: bounded by the row's count).
@@ -105,6 +106,17 @@ int sv_config_load_file(const struct sv_cfg_key *tab, void *obj, const char *pat
 int sv_config_load_string(const struct sv_cfg_key *tab, void *obj, const char *text, size_t len,
 			  const char *name, struct sv_cfg_error *err);
 
+/* Where @path is in the YAML file @file: the 1-based line and column of the node's first character (for
+ * "key: value", of the value), as the load errors print them. @path has the syntax above without "[*]";
+ * an index may also pick an element of a sequence of numbers ("streams[0].signal.current[2]"). No table
+ * is needed: only the file is read. With @value not NULL the node must moreover be a scalar holding exactly
+ * @value, so that a rule checked after overrides (sv_config_set) points into the file only when the file
+ * holds the offending value. Returns 0; -ENOENT when the file has no such node (or holds another value
+ * there); -EINVAL for a malformed @path or a file that is not YAML; -ENOMEM; -errno when @file cannot be
+ * opened.
+ * *@line and *@column are 0 unless 0 is returned. */
+int sv_config_locate(const char *file, const char *path, const char *value, unsigned *line, unsigned *column);
+
 /* Applies one "path=value" override. For SV_CFG_DOUBLES the value is "[a, b, c]" or one number; for a
  * list path without a key ("streams[3]") nothing but the append happens. Returns 0 or -EINVAL. */
 int sv_config_set(const struct sv_cfg_key *tab, void *obj, const char *assignment, struct sv_cfg_error *err);
@@ -115,6 +127,13 @@ int sv_config_print(const struct sv_cfg_key *tab, const void *obj, FILE *f);
 
 /* Writes one line per key ("  streams[].signal.frequency  double 40..70 (50)  help"). */
 void sv_config_help(const struct sv_cfg_key *tab, FILE *f);
+
+/* The row of @tab (one level: no dotted path) whose name is @name, or NULL with errno ENOENT. */
+const struct sv_cfg_key *sv_config_find_key(const struct sv_cfg_key *tab, const char *name);
+
+/* Writes @k's range "min..max" into @buf as the out-of-range messages and sv_config_help print it (%.15g).
+ * Returns 0, or -ENOENT with @buf empty when the row has no range (min > max). */
+int sv_config_format_range(const struct sv_cfg_key *k, char *buf, size_t n);
 
 /* Strict scalar parsers used by the table, for programs' own options. 0 or -EINVAL / -ERANGE. */
 int sv_parse_int64(const char *s, int64_t *out);

@@ -4,9 +4,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 const char *const svpub_backend_names[] = { "af_packet", "af_xdp", "pcap", NULL };
 static const char *const clock_names[] = { "tai", "realtime", NULL };
@@ -268,76 +266,21 @@ int svpub_config_check_output(const struct svpub_config *c, struct sv_cfg_error 
 
 /* ---- positions of resolve errors in the file ---- */
 
-/* The node at @path ("streams[1].signal.events[0].phases") under @node, or NULL. */
-static yaml_node_t *node_at(yaml_document_t *doc, yaml_node_t *node, const char *path)
-{
-	while (node && *path) {
-		size_t len = strcspn(path, ".[");
-		yaml_node_t *next = NULL;
-
-		if (node->type != YAML_MAPPING_NODE)
-			return NULL;
-		for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = yaml_document_get_node(doc, p->key);
-
-			if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == len &&
-			    !memcmp(k->data.scalar.value, path, len)) {
-				next = yaml_document_get_node(doc, p->value);
-				break;
-			}
-		}
-		node = next;
-		path += len;
-		while (node && *path == '[') {
-			char *end;
-			unsigned long idx = strtoul(path + 1, &end, 10);
-
-			if (*end != ']' || node->type != YAML_SEQUENCE_NODE ||
-			    idx >= (unsigned long)(node->data.sequence.items.top - node->data.sequence.items.start))
-				return NULL;
-			node = yaml_document_get_node(doc, node->data.sequence.items.start[idx]);
-			path = end + 1;
-		}
-		if (*path == '.')
-			path++;
-		else if (*path)
-			return NULL;
-	}
-	return node;
-}
-
 /* Adds the position of @value at err->path in @file to @err, when the file holds that value there. */
 static void error_position(const char *file, const char *value, struct sv_cfg_error *err)
 {
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	yaml_node_t *n;
-	FILE *f;
+	unsigned line, column;
 
 	if (!file || !value || !err->path[0])
 		return;
-	f = fopen(file, "rb");
-	if (!f)
+	/* Only when the file holds the offending value: an override (--set) may have replaced it. */
+	if (sv_config_locate(file, err->path, value, &line, &column))
 		return;
-	if (!yaml_parser_initialize(&parser)) {
-		fclose(f);
-		return;
-	}
-	yaml_parser_set_input_file(&parser, f);
-	if (yaml_parser_load(&parser, &doc)) {
-		n = node_at(&doc, yaml_document_get_root_node(&doc), err->path);
-		/* Only when the file holds the offending value: an override (--set) may have replaced it. */
-		if (n && n->type == YAML_SCALAR_NODE && !strcmp((const char *)n->data.scalar.value, value)) {
-			snprintf(err->file, sizeof(err->file), "%s", file);
-			err->line = (unsigned)n->start_mark.line + 1;
-			err->column = (unsigned)n->start_mark.column + 1;
-			snprintf(err->text, sizeof(err->text), "%s:%u:%u: %s: %s", err->file, err->line, err->column,
-				 err->path, err->msg);
-		}
-		yaml_document_delete(&doc);
-	}
-	yaml_parser_delete(&parser);
-	fclose(f);
+	snprintf(err->file, sizeof(err->file), "%s", file);
+	err->line = line;
+	err->column = column;
+	snprintf(err->text, sizeof(err->text), "%s:%u:%u: %s: %s", err->file, err->line, err->column, err->path,
+		 err->msg);
 }
 
 int svpub_config_resolve_file(struct svpub_config *c, const char *file, struct sv_cfg_error *err)

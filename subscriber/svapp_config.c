@@ -57,14 +57,6 @@ static const struct {
 	{ "resync_run", 2 },
 };
 
-static const struct sv_cfg_key *find_key(const char *key)
-{
-	for (const struct sv_cfg_key *k = svsub_config_table; k->name; k++)
-		if (!strcmp(k->name, key))
-			return k;
-	return NULL;
-}
-
 static uint32_t min_nonzero(const char *key)
 {
 	for (size_t i = 0; i < sizeof(zero_auto_keys) / sizeof(zero_auto_keys[0]); i++)
@@ -73,27 +65,23 @@ static uint32_t min_nonzero(const char *key)
 	return 0;
 }
 
-static void print_num(char *buf, size_t size, double v)
-{
-	snprintf(buf, size, "%.15g", v); /* as sv_config's own range messages */
-}
-
 int svsub_config_range(const char *key, char *buf, size_t size)
 {
-	const struct sv_cfg_key *k = find_key(key);
+	const struct sv_cfg_key *k = sv_config_find_key(svsub_config_table, key);
 	uint32_t mz = min_nonzero(key);
-	char lo[32], hi[32];
 
-	if (!k || k->min > k->max) {
+	if (!k || sv_config_format_range(k, buf, size)) {
 		snprintf(buf, size, "?");
 		return -ENOENT;
 	}
-	print_num(lo, sizeof(lo), k->min);
-	print_num(hi, sizeof(hi), k->max);
-	if (mz && k->min == 0)
-		snprintf(buf, size, "0 or %u..%s", mz, hi);
-	else
-		snprintf(buf, size, "%s..%s", lo, hi);
+	if (mz && k->min == 0) {
+		struct sv_cfg_key above = *k; /* the same row without the hole: "2..65536" */
+		char range[64];
+
+		above.min = mz;
+		sv_config_format_range(&above, range, sizeof(range));
+		snprintf(buf, size, "0 or %s", range);
+	}
 	return 0;
 }
 
@@ -101,7 +89,7 @@ int svsub_config_range(const char *key, char *buf, size_t size)
 static int check_zero_auto(const struct svsub_file_config *c, const char **key, char *msg, size_t size)
 {
 	for (size_t i = 0; i < sizeof(zero_auto_keys) / sizeof(zero_auto_keys[0]); i++) {
-		const struct sv_cfg_key *k = find_key(zero_auto_keys[i].key);
+		const struct sv_cfg_key *k = sv_config_find_key(svsub_config_table, zero_auto_keys[i].key);
 		uint32_t v;
 		char range[64];
 
@@ -137,38 +125,6 @@ int svsub_config_set_opt(struct svsub_file_config *c, const char *key, const cha
 	return 0;
 }
 
-/* Line and column (1-based) of the value of top-level key @key in @path, 0 when not found: svsub's
- * configuration is one flat mapping, so "key:" at the start of a line is the key. */
-static void find_value_mark(const char *path, const char *key, unsigned *line, unsigned *col)
-{
-	FILE *f = fopen(path, "r");
-	char buf[1024];
-	size_t n = strlen(key);
-	unsigned ln = 0;
-
-	*line = *col = 0;
-	if (!f)
-		return;
-	while (fgets(buf, sizeof(buf), f)) {
-		ln++;
-		if (!strncmp(buf, key, n)) {
-			const char *p = buf + n;
-
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (*p != ':')
-				continue;
-			p++;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			*line = ln;
-			*col = (unsigned)(p - buf) + 1;
-			break;
-		}
-	}
-	fclose(f);
-}
-
 int svsub_config_check(const struct svsub_file_config *c, const char *path, char *msg, size_t size)
 {
 	const char *key = NULL;
@@ -177,8 +133,7 @@ int svsub_config_check(const struct svsub_file_config *c, const char *path, char
 
 	if (!check_zero_auto(c, &key, what, sizeof(what)))
 		return 0;
-	find_value_mark(path, key, &line, &col);
-	if (line)
+	if (!sv_config_locate(path, key, NULL, &line, &col))
 		snprintf(msg, size, "%s:%u:%u: %s: %s", path, line, col, key, what);
 	else
 		snprintf(msg, size, "%s: %s: %s", path, key, what);

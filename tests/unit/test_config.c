@@ -217,6 +217,127 @@ static void test_file_errors(void **state)
 	assert_non_null(strstr(err.text, "cannot open"));
 }
 
+/* sv_config_locate: where a path is in a file, as the load errors count (1-based line:column). */
+static void test_locate(void **state)
+{
+	static const char yaml[] = "# positions\n"
+				   "label: hello\n"
+				   "sect:\n"
+				   "  level: 5\n"
+				   "items:\n"
+				   "  - name: a\n"
+				   "    gain: [0.5, -1, 2]\n"
+				   "  - name: \"b\"\n"
+				   "    id:   9\n";
+	static const struct {
+		const char *path, *value;
+		int ret;
+		unsigned line, col;
+	} cases[] = {
+		{ "label", NULL, 0, 2, 8 },
+		{ "label", "hello", 0, 2, 8 },
+		{ "sect.level", NULL, 0, 4, 10 },
+		{ "sect", NULL, 0, 4, 3 },	    /* a mapping starts at its first key */
+		{ "items[1]", NULL, 0, 8, 5 },	    /* an element, after its "- " */
+		{ "items[1].id", NULL, 0, 9, 11 },
+		{ "items[1].id", "9", 0, 9, 11 },
+		{ "items[1].name", "b", 0, 8, 11 }, /* the quote: where the value starts */
+		{ "items[0].gain[2]", NULL, 0, 7, 21 },
+		{ "items[0x1].id", NULL, 0, 9, 11 }, /* indexes as sv_config_set reads them */
+		{ "label", "other", -ENOENT, 0, 0 }, /* an override replaced what the file says */
+		{ "sect", "5", -ENOENT, 0, 0 },	     /* not a scalar */
+		{ "nope", NULL, -ENOENT, 0, 0 },
+		{ "sect.nope", NULL, -ENOENT, 0, 0 },
+		{ "items[2].id", NULL, -ENOENT, 0, 0 },
+		{ "items[0].id", NULL, -ENOENT, 0, 0 }, /* absent: the default applies */
+		{ "items[0].gain[3]", NULL, -ENOENT, 0, 0 },
+		{ "label.x", NULL, -ENOENT, 0, 0 },
+		{ "label[0]", NULL, -ENOENT, 0, 0 },
+		{ "", NULL, -EINVAL, 0, 0 },
+		{ "items[*].id", NULL, -EINVAL, 0, 0 }, /* many nodes, not one */
+		{ "items[01].id", NULL, -EINVAL, 0, 0 },
+		{ "items[].id", NULL, -EINVAL, 0, 0 },
+		{ "items[1", NULL, -EINVAL, 0, 0 },
+		{ "items[1]id", NULL, -EINVAL, 0, 0 },
+		{ "sect.", NULL, -EINVAL, 0, 0 },
+		{ ".sect", NULL, -EINVAL, 0, 0 },
+		{ "sect..level", NULL, -EINVAL, 0, 0 },
+		{ "nope[x]", NULL, -EINVAL, 0, 0 }, /* malformed even where the file has nothing */
+	};
+	char path[] = "/tmp/test_config_locate_XXXXXX";
+	unsigned line, col;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(yaml, f);
+	fclose(f);
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret;
+
+		line = col = 77;
+		ret = sv_config_locate(path, cases[i].path, cases[i].value, &line, &col);
+		if (ret != cases[i].ret || line != cases[i].line || col != cases[i].col)
+			fail_msg("case %u '%s': got %d at %u:%u, want %d at %u:%u", i, cases[i].path, ret, line, col,
+				 cases[i].ret, cases[i].line, cases[i].col);
+	}
+
+	/* Agrees with the load errors: the same value, out of range, is reported at the same place. */
+	{
+		struct conf c;
+		struct sv_cfg_error err;
+
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs("items:\n  - name: a\n  -   id:    101\n", f);
+		fclose(f);
+		memset(&c, 0, sizeof(c));
+		assert_int_equal(sv_config_defaults(tab, &c, &err), 0);
+		assert_int_equal(sv_config_load_file(tab, &c, path, &err), -EINVAL);
+		assert_string_equal(err.path, "items[1].id");
+		assert_int_equal(sv_config_locate(path, err.path, "101", &line, &col), 0);
+		assert_int_equal(line, err.line);
+		assert_int_equal(col, err.column);
+	}
+
+	/* Not YAML; empty; absent. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("label: a\n  port: 3\n", f);
+	fclose(f);
+	assert_int_equal(sv_config_locate(path, "label", NULL, &line, &col), -EINVAL);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(sv_config_locate(path, "label", NULL, &line, &col), -ENOENT);
+	unlink(path);
+	assert_int_equal(sv_config_locate(path, "label", NULL, &line, &col), -ENOENT);
+	assert_int_equal(line, 0);
+}
+
+/* The row lookup and range text that programs share with sv_config's own messages and help. */
+static void test_find_key_range(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_ptr_equal(sv_config_find_key(tab, "port"), &tab[1]);
+	assert_ptr_equal(sv_config_find_key(sect_tab, "level"), &sect_tab[1]);
+	errno = 0;
+	assert_null(sv_config_find_key(tab, "por"));
+	assert_int_equal(errno, ENOENT);
+	assert_null(sv_config_find_key(tab, "sect.level")); /* one level, not a path */
+	assert_int_equal(sv_config_format_range(sv_config_find_key(tab, "port"), buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "1..65535");
+	assert_int_equal(sv_config_format_range(sv_config_find_key(tab, "ratio"), buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0..1");
+	assert_int_equal(sv_config_format_range(sv_config_find_key(tab, "offset"), buf, sizeof(buf)), -ENOENT);
+	assert_string_equal(buf, "");
+}
+
 static void test_overrides(void **state)
 {
 	struct conf c;
@@ -378,6 +499,7 @@ int main(void)
 		cmocka_unit_test(test_errors_positions), cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_overrides),	  cmocka_unit_test(test_print_round_trip),
 		cmocka_unit_test(test_help),		  cmocka_unit_test(test_strict_parsers),
+		cmocka_unit_test(test_locate),		  cmocka_unit_test(test_find_key_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
