@@ -435,7 +435,7 @@ static void send_collected(struct svpub *p, unsigned nslots, struct pend **pe)
 			e->flags |= SV_REC_F_DROPPED;
 			e->reason = SV_REASON_TX_ERROR;
 			e->done = 1;
-			if (err == -ENETDOWN || err == -ENXIO || err == -ENODEV) {
+			if (svpub_errno_is_outage(-err)) {
 				st->outage++;
 				p->tot.outage++;
 				if (!p->link_down) {

@@ -13,6 +13,7 @@
 #ifndef SVPUB_TX_H
 #define SVPUB_TX_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -59,6 +60,13 @@ struct svpub_tx {
 	uint64_t ts_unmatched;	      /* stamps whose key matched no pending frame */
 };
 
+/* Is @err (a positive errno from a send or a kick) an outage: the interface down (ENETDOWN) or gone (ENXIO
+ * once the socket lost its device, ENODEV)? Outages are counted apart from other send failures. */
+static inline bool svpub_errno_is_outage(int err)
+{
+	return err == ENETDOWN || err == ENXIO || err == ENODEV;
+}
+
 /* Opens the back-end chosen by @c (c->backend), on clock @clock. Logs the reason of any failure, naming
  * the capability for EPERM. Returns 0 and *tx, or -errno. */
 int svpub_tx_open(struct svpub_tx **tx, const struct svpub_config *c, enum sv_clock_id clock);
@@ -90,6 +98,10 @@ int svpub_tx_close(struct svpub_tx *tx);
 int svpub_tx_packet_open(struct svpub_tx **tx, const struct svpub_config *c, enum sv_clock_id clock);
 int svpub_tx_xdp_open(struct svpub_tx **tx, const struct svpub_config *c, enum sv_clock_id clock);
 int svpub_tx_pcap_open(struct svpub_tx **tx, const struct svpub_config *c, enum sv_clock_id clock);
+
+/* At open: asks @fd (any socket, SIOCGIFFLAGS) whether @ifname is up. When it is down, warns once and sets
+ * tx->link_down. Returns tx->link_down; false also when @fd < 0 or the ioctl fails (nothing is known). */
+bool svpub_tx_check_down(struct svpub_tx *tx, int fd, const char *ifname);
 
 /* "CAP_NET_RAW" etc. message helper: logs "what: strerror (needs CAP)" when err is -EPERM/-EACCES. */
 void svpub_log_errno(const char *what, int err, const char *cap);

@@ -241,7 +241,7 @@ static int packet_send(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f,
 				continue;
 			/* The first frame failed: count it and go on with the rest. */
 			f[done].err = -e;
-			if (e == ENETDOWN || e == ENXIO || e == ENODEV)
+			if (svpub_errno_is_outage(e))
 				tx->outage++;
 			else
 				tx->tx_errors++;
@@ -332,6 +332,21 @@ static int packet_close(struct svpub_tx *tx)
 	return 0;
 }
 
+bool svpub_tx_check_down(struct svpub_tx *tx, int fd, const char *ifname)
+{
+	struct ifreq ifr;
+
+	if (fd < 0)
+		return false;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
+		sv_warn("interface %s is down: frames are counted as outage until it is up", ifname);
+		tx->link_down = true;
+	}
+	return tx->link_down;
+}
+
 static const struct svpub_tx_ops packet_ops = {
 	.name = "af_packet",
 	.add_queue = packet_add_queue,
@@ -371,10 +386,7 @@ int svpub_tx_packet_open(struct svpub_tx **txp, const struct svpub_config *c, en
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->interface);
 	if (ioctl(fd, SIOCGIFHWADDR, &ifr) == 0)
 		memcpy(tx->if_mac, ifr.ifr_hwaddr.sa_data, 6);
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
-		sv_warn("interface %s is down: frames are counted as outage until it is up", c->interface);
-		tx->link_down = true;
-	}
+	svpub_tx_check_down(tx, fd, c->interface);
 
 	p->timestamps = c->af_packet.timestamps;
 	if (p->timestamps) {

@@ -196,7 +196,7 @@ static int kick(struct tx_xdp *x, bool *untouched)
 		if (*x->txr.consumer == x->txr.cached_prod)
 			return 0; /* the kernel took every descriptor */
 	}
-	if (errno == ENETDOWN || errno == ENXIO || errno == ENODEV) {
+	if (svpub_errno_is_outage(errno)) {
 		if (untouched)
 			*untouched = i == 0; /* refused at once: the kernel did not read the ring in this kick */
 		return -errno;
@@ -597,9 +597,7 @@ have_socket:
 		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->interface);
 		if (x->ctl_fd >= 0 && ioctl(x->ctl_fd, SIOCGIFHWADDR, &ifr) == 0)
 			memcpy(x->base.if_mac, ifr.ifr_hwaddr.sa_data, 6);
-		if (x->ctl_fd >= 0 && ioctl(x->ctl_fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
-			sv_warn("interface %s is down: frames are counted as outage until it is up", c->interface);
-			x->base.link_down = true;
+		if (svpub_tx_check_down(&x->base, x->ctl_fd, c->interface)) {
 			x->down = true;
 			x->down_err = -ENETDOWN;
 		}

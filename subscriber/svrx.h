@@ -171,6 +171,12 @@ enum svrx_link {
 int svrx_link_check(struct svrx *rx, int64_t now_mono_ns, int *prev);
 /* "up", "administratively down", "no carrier" */
 const char *svrx_link_name(int state);
+/* While the last svrx_link_check() found the link down: the @now_mono_ns (CLOCK_MONOTONIC) of the check that
+ * first found it down. 0 while it is up: at open, and after a down-and-up between two checks. */
+int64_t svrx_link_down_since(const struct svrx *rx);
+
+/* The interface name the handle was opened on (the handle's copy: valid until svrx_close()). */
+const char *svrx_ifname(const struct svrx *rx);
 
 /* Reads the counters (kernel ones are fetched now). Returns 0 or -errno. */
 int svrx_stats_get(struct svrx *rx, struct svrx_stats *st);

@@ -261,6 +261,16 @@ int svrx_link_check(struct svrx *rx, int64_t now_mono_ns, int *prev)
 	return st;
 }
 
+int64_t svrx_link_down_since(const struct svrx *rx)
+{
+	return rx->link != SVRX_LINK_UP ? rx->link_down_since : 0;
+}
+
+const char *svrx_ifname(const struct svrx *rx)
+{
+	return rx->ifname;
+}
+
 void svrx_release(struct svrx *rx)
 {
 	rx->ops->release(rx);

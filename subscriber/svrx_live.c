@@ -34,9 +34,7 @@ static const uint8_t ts_src_map[4] = {
 
 struct svrx_live {
 	struct svrx *rx[2];
-	const char *ifname[2];
 	unsigned n;
-	int64_t down_since[2];	  /* CLOCK_MONOTONIC ns when this loop saw the link go down, 0: up */
 	int64_t rest_until[2];	  /* do not poll before (after a transient receive error) */
 	int64_t next_link_check;
 	int64_t duration_ns;
@@ -191,35 +189,38 @@ static const char *lan_name(const struct svrx_live *l, unsigned i)
 /*
  * Reads handle @i's link and says on stderr, once per transition, what changed (not per frame: this runs a
  * few times a second). Returns 0, or -ENODEV (said) when the interface is gone: the run cannot go on.
+ * The link's history is svrx's (svrx_link_down_since), which only this function's checks update.
  */
 static int live_link(struct svrx_live *l, unsigned i, int64_t now)
 {
+	const char *ifname = svrx_ifname(l->rx[i]);
+	/* read before the check: 0 when the previous check saw the link up (a "down" prev is then a
+	 * down-and-up between the two checks) */
+	int64_t down_since = svrx_link_down_since(l->rx[i]);
 	int prev, st = svrx_link_check(l->rx[i], now, &prev);
 
 	if (st == -ENODEV) {
 		fprintf(stderr, "svsub: %s%s: interface gone (deleted or moved to another namespace): stopping\n",
-			l->ifname[i], lan_name(l, i));
+			ifname, lan_name(l, i));
 		return st;
 	}
 	if (st < 0) {
-		fprintf(stderr, "svsub: %s%s: cannot read the link state: %s: stopping\n", l->ifname[i],
-			lan_name(l, i), strerror(-st));
+		fprintf(stderr, "svsub: %s%s: cannot read the link state: %s: stopping\n", ifname, lan_name(l, i),
+			strerror(-st));
 		return st;
 	}
 	if (st == prev)
 		return 0;
 	if (st == SVRX_LINK_UP) {
-		if (l->down_since[i])
-			fprintf(stderr, "svsub: %s%s: link up again after %.3f s down: receiving\n", l->ifname[i],
-				lan_name(l, i), (double)(now - l->down_since[i]) / 1e9);
+		if (down_since)
+			fprintf(stderr, "svsub: %s%s: link up again after %.3f s down: receiving\n", ifname,
+				lan_name(l, i), (double)(now - down_since) / 1e9);
 		else
 			fprintf(stderr, "svsub: %s%s: link went down and came back up (the socket said: %s)\n",
-				l->ifname[i], lan_name(l, i), strerror(ENETDOWN));
-		l->down_since[i] = 0;
+				ifname, lan_name(l, i), strerror(ENETDOWN));
 	} else if (prev == SVRX_LINK_UP) {
-		fprintf(stderr, "svsub: %s%s is down (%s), waiting%s\n", l->ifname[i], lan_name(l, i),
+		fprintf(stderr, "svsub: %s%s is down (%s), waiting%s\n", ifname, lan_name(l, i),
 			svrx_link_name(st), l->n > 1 ? " for it; the other LAN goes on" : "");
-		l->down_since[i] = now;
 	}
 	return 0;
 }
@@ -244,7 +245,6 @@ int svrx_live_open(struct svrx_live **out, const struct svrx_live_opts *o, bool 
 		err = svrx_open(&l->rx[i], &cfg);
 		if (err)
 			goto out_close;
-		l->ifname[i] = cfg.ifname;
 		l->n++;
 		svrx_describe(l->rx[i], desc, sizeof(desc));
 		if (!quiet)
@@ -333,9 +333,10 @@ int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic
 
 				if (err)
 					return err;
-				if (!live_transient(n) && !l->down_since[i]) { /* not explained by the link */
-					fprintf(stderr, "svsub: %s%s: receive failed: %s: stopping\n", l->ifname[i],
-						lan_name(l, i), strerror(-n));
+				/* not explained by the link */
+				if (!live_transient(n) && !svrx_link_down_since(l->rx[i])) {
+					fprintf(stderr, "svsub: %s%s: receive failed: %s: stopping\n",
+						svrx_ifname(l->rx[i]), lan_name(l, i), strerror(-n));
 					return n;
 				}
 				l->rest_until[i] = now + LIVE_LINK_CHECK_NS;
@@ -430,7 +431,7 @@ void svrx_live_print(struct svrx_live *l, FILE *f)
 		/* each back-end's own counters (docs/errors.md): the ring full / fill ring empty of AF_XDP mean
 		 * nothing for an AF_PACKET ring, whose only loss is a full ring (its kernel drops) */
 		fprintf(f, "svsub: %s on %s%s (ifindex %d): %" PRIu64 " frames received, %" PRIu64 " kernel drops",
-			in.backend, l->ifname[i], lan_name(l, i), in.ifindex, st.frames, st.kernel_drops);
+			in.backend, svrx_ifname(l->rx[i]), lan_name(l, i), in.ifindex, st.frames, st.kernel_drops);
 		if (!strcmp(in.backend, "af_xdp"))
 			fprintf(f, ", %" PRIu64 " ring full, %" PRIu64 " fill ring empty", st.ring_full, st.fill_empty);
 		else
