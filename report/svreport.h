@@ -280,6 +280,13 @@ struct svr_clock {
 	char notes[8][160];
 };
 void svr_clock_check(struct svr *r, struct svr_clock *out);
+/* Hop @h's latencies cannot be trusted under clock check @c: the clocks were not trusted and the hop lies on
+ * one host whose clock is in doubt or crosses hosts. Such a hop is shown, marked, and its latencies are not
+ * judged (its loss is, across hosts: counting needs no clock). */
+static inline bool svr_hop_unsync(const struct svr_clock *c, const struct svr_hop *h)
+{
+	return !c->ok && (c->single_host || h->cross_host);
+}
 
 /* ---- Budgets (svreport_budget.c) ------------------------------------------------------------ */
 enum svr_stat { SVR_STAT_MIN, SVR_STAT_P50, SVR_STAT_P99, SVR_STAT_P999, SVR_STAT_P9999, SVR_STAT_MAX,

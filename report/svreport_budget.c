@@ -156,14 +156,11 @@ static int64_t stat_value(const struct svr_hop *h, unsigned stat, int64_t *err)
 
 void svr_evaluate(struct svr *r, const struct svr_budgets *b, struct svr_eval *e)
 {
-	bool trust_none, trust_local;
 	uint64_t lost;
 	int len;
 
 	memset(e, 0, sizeof(*e));
 	svr_clock_check(r, &e->clock);
-	trust_none = !e->clock.ok && e->clock.single_host;
-	trust_local = !e->clock.ok && !e->clock.single_host;
 	for (unsigned i = 0; i < b->n; i++) {
 		const struct svr_budget *bu = &b->b[i];
 		bool shared = bu->to <= SV_POINT_T1;
@@ -181,7 +178,8 @@ void svr_evaluate(struct svr *r, const struct svr_budgets *b, struct svr_eval *e
 			e->nres[i]++;
 			if (svr_hop_get(r, bu->from, bu->to, guest, -1, &h) || (!h.count && bu->stat != SVR_STAT_LOST))
 				continue;
-			if (trust_none || (trust_local && h.cross_host && bu->stat != SVR_STAT_LOST)) {
+			/* across hosts a loss is still judged (counting needs no clock), on one doubtful clock not */
+			if (svr_hop_unsync(&e->clock, &h) && (e->clock.single_host || bu->stat != SVR_STAT_LOST)) {
 				res->unsync = true;
 				continue;
 			}

@@ -499,7 +499,7 @@ static int64_t to_tai(const struct fileio *f, int64_t t)
 	return t;	/* not convertible: the clock check reports it */
 }
 
-static void rate_learned(struct svr *r, unsigned gs);
+static void rate_learned(struct svr *r, unsigned gs, uint32_t rate);
 
 /* Global stream of a STREAM record (by svID), learning its rate and ASDUs from whoever knows them. */
 static void define_stream(struct svr *r, struct fileio *f, const struct sv_rec_stream *s)
@@ -520,9 +520,10 @@ static void define_stream(struct svr *r, struct fileio *f, const struct sv_rec_s
 		r->streams[gidx].asdus = s->asdus;
 	if (s->stream < SV_REC_MAX_STREAMS)
 		f->smap[s->stream] = (int16_t)gidx;
-	/* rate 0 means unknown (svtrace, svsub on 9-2LE until the smpCnt wrap); the first rate known wins.
-	 * A tool that learns it mid-run defines the stream again: that rate is only a candidate until the
-	 * stream's next frame in this file confirms it (rate_confirm), and a redefinition withdraws it. */
+	/* rate 0 means unknown (svtrace, svsub on 9-2LE until the smpCnt wrap); the first rate known wins
+	 * (rate_learned). A tool that learns it mid-run defines the stream again: that rate is only a
+	 * candidate until the stream's next frame in this file confirms it (rate_confirm), and a redefinition
+	 * withdraws it. */
 	if (s->stream < SV_REC_MAX_STREAMS) {
 		f->cand_rate[s->stream] = 0;
 		if (!s->sample_rate) {
@@ -534,10 +535,7 @@ static void define_stream(struct svr *r, struct fileio *f, const struct sv_rec_s
 			return;
 		}
 	}
-	if (s->sample_rate && !r->streams[gidx].rate) {
-		r->streams[gidx].rate = s->sample_rate;
-		rate_learned(r, gidx);
-	}
+	rate_learned(r, gidx, s->sample_rate);
 }
 
 /* The next frame of a local stream after a learned rate was defined: a frame below the rate confirms it
@@ -555,10 +553,8 @@ static void rate_confirm(struct svr *r, struct fileio *f, uint32_t stream, const
 	f->cand_rate[stream] = 0;
 	if (ev && ev->smp_cnt >= rate)
 		return;
-	if (gs >= 0 && !r->streams[gs].rate) {
-		r->streams[gs].rate = rate;
-		rate_learned(r, (unsigned)gs);
-	}
+	if (gs >= 0)
+		rate_learned(r, (unsigned)gs, rate);
 }
 
 /* Position of a sample in its stream: sec * rate + smp once the rate is known; before, (sec << 16) + smp
@@ -1184,8 +1180,7 @@ static void rate_from_event(struct svr *r, struct fileio *f, const struct sv_rec
 	rate = (uint32_t)q;
 	if (ev->smp_cnt >= rate || sv_sample_time_ns(ev->tai_sec, ev->smp_cnt, rate) != ev->t2_ns)
 		return;
-	r->streams[gs].rate = rate;
-	rate_learned(r, gs);
+	rate_learned(r, gs, rate);
 }
 
 static void on_event(struct svr *r, unsigned fi, struct fileio *f, const struct sv_rec_event *ev)
@@ -1216,8 +1211,7 @@ static void on_event(struct svr *r, unsigned fi, struct fileio *f, const struct 
 		unkeyed_event(r, fi, f, ev, t);
 		return;
 	}
-	if (!r->streams[f->smap[ev->stream]].rate)
-		rate_from_event(r, f, ev);
+	rate_from_event(r, f, ev);
 	join_event(r, fi, f, ev, ev->tai_sec, t);
 }
 
@@ -1341,17 +1335,21 @@ static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struc
 	lo->t = t;
 }
 
-/* The rate of stream @gs just became known: the order state measured on the (sec << 16) + smp scale moves
+/* Stream @gs has rate @rate (0: unknown). The first rate known wins: a later one, even a different one, is
+ * ignored. When this one is the first, the order state measured on the (sec << 16) + smp scale moves
  * to sec * rate + smp (else every later frame looks reordered and no gap is ever seen), the gaps between
  * the frames still in the window become placeholders (loss before the rate was known), and the events
  * that waited for the rate are keyed and joined. */
-static void rate_learned(struct svr *r, unsigned gs)
+static void rate_learned(struct svr *r, unsigned gs, uint32_t rate)
 {
 	const struct svr_stream_info *st = &r->streams[gs];
 	unsigned step = st->asdus ? st->asdus : 1;
 	int64_t *idx;
 	uint64_t n = 0;
 
+	if (!rate || st->rate)
+		return;
+	r->streams[gs].rate = rate;
 	r->max_idx[gs] = idx_rescale(r->max_idx[gs], st->rate);
 	for (unsigned k = 0; k < NSLOTS; k++)
 		r->last[gs][k].idx = idx_rescale(r->last[gs][k].idx, st->rate);
@@ -1750,21 +1748,29 @@ const char *svr_warning(const struct svr *r, unsigned i)
 	return i < r->nwarn ? r->warn[i] : NULL;
 }
 
-bool svr_guest_silent(const struct svr *r, unsigned g, uint64_t *lost)
+/* Frames of guest slot @gsl whose last point lies in [@from, @to): of stream @stream, or of every stream
+ * when @stream is negative. */
+static uint64_t lost_sum(const struct svr *r, unsigned from, unsigned to, unsigned gsl, int stream)
 {
 	uint64_t n = 0;
 
+	for (unsigned p = from; p < to; p++)
+		for (unsigned st = 0; st < r->nstreams; st++)
+			if (stream < 0 || (unsigned)stream == st)
+				n += (*r->lostafter)[p][gsl][st];
+	return n;
+}
+
+bool svr_guest_silent(const struct svr *r, unsigned g, uint64_t *lost)
+{
 	*lost = 0;
 	if (g >= r->nguests)
 		return false;
 	for (unsigned p = SV_POINT_T2A; p < SVR_NPOINTS; p++)
 		if (r->pts[p][g].frames)
 			return false;
-	for (unsigned p = 0; p < SVR_NPOINTS; p++)
-		for (unsigned st = 0; st < r->nstreams; st++)
-			n += (*r->lostafter)[p][g][st];
-	*lost = n;
-	return n > 0;
+	*lost = lost_sum(r, 0, SVR_NPOINTS, g, -1);
+	return *lost > 0;
 }
 
 /* The hosts whose records give point @p (for @guest); Ts is the publisher's (T0's) when known. */
@@ -1860,16 +1866,6 @@ static unsigned add_pair(uint8_t (*pairs)[2], unsigned n, unsigned max, unsigned
 	return n;
 }
 
-static uint64_t hop_lost(const struct svr *r, unsigned a, unsigned b, int guest)
-{
-	uint64_t n = 0;
-
-	for (unsigned p = a; p < b; p++)
-		for (unsigned st = 0; st < r->nstreams; st++)
-			n += (*r->lostafter)[p][gslot(guest)][st];
-	return n;
-}
-
 unsigned svr_hop_list(const struct svr *r, int guest, uint8_t (*pairs)[2], unsigned max)
 {
 	unsigned pts[SVR_NPOINTS], np = 0, n = 0, top = guest < 0 ? SV_POINT_T1 : SV_POINT_T4;
@@ -1899,7 +1895,7 @@ unsigned svr_hop_list(const struct svr *r, int guest, uint8_t (*pairs)[2], unsig
 	/* a guest point no frame reached (a port whose link is down): the hop into it, with its loss */
 	for (unsigned i = 1; guest >= 0 && i < np; i++)
 		if (pts[i] >= SV_POINT_T2A && !hop_has_data(r, pts[i - 1], pts[i], guest) &&
-		    hop_lost(r, pts[i - 1], pts[i], guest))
+		    lost_sum(r, pts[i - 1], pts[i], (unsigned)gslot(guest), -1))
 			n = add_pair(pairs, n, max, pts[i - 1], pts[i]);
 	for (unsigned k = 0; k < r->nbudget_pairs; k++) {
 		unsigned a = r->budget_pairs[k][0], b = r->budget_pairs[k][1];
@@ -1980,11 +1976,7 @@ int svr_hop_get(struct svr *r, unsigned from, unsigned to, int guest, int stream
 	s = r->ser[pi][gsl][stream + 1];
 	all = r->ser[pi][gsl][0];
 	/* lost: frames whose last point (for this guest) lies in [from, to) */
-	for (unsigned p = from; p < to; p++)
-		for (unsigned st = 0; st < r->nstreams; st++)
-			if (stream < 0 || (unsigned)stream == st) {
-				out->lost += (*r->lostafter)[p][gsl][st];
-			}
+	out->lost = lost_sum(r, from, to, gsl, stream);
 	for (unsigned st = 0; st < r->nstreams; st++)
 		if (stream < 0 || (unsigned)stream == st)
 			out->missing += (*r->missing)[to][point_shared(to) ? GSH : gsl][st];

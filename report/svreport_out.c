@@ -21,12 +21,6 @@ static void fmt_ns(int64_t v, bool valid, char *buf, size_t n)
 		sv_stats_format_ns(v, buf, n);
 }
 
-/* A hop between two hosts whose clocks the check did not trust: shown, marked, never judged. */
-static bool hop_unsync(const struct svr_eval *e, const struct svr_hop *h)
-{
-	return !e->clock.ok && (e->clock.single_host || h->cross_host);
-}
-
 static void text_hop(struct svr *r, const struct svr_eval *e, FILE *f, unsigned a, unsigned b, int guest,
 		     int stream)
 {
@@ -47,7 +41,7 @@ static void text_hop(struct svr *r, const struct svr_eval *e, FILE *f, unsigned 
 	fprintf(f, "  %-8s %-12.12s %-14.14s %9" PRIu64 " %6" PRIu64 " %6" PRIu64 " %9s %s%-8s %s%-8s %s%-8s %s%-8s %9s%s%s\n",
 		name, gname(r, guest), stream < 0 ? "(all)" : svr_stream(r, (unsigned)stream)->svid, h.count,
 		h.lost, h.missing, v[0], tilde, v[1], tilde, v[2], tilde, v[3], tilde, v[4], v[5],
-		h.from_summaries ? "  (summaries)" : "", h.count && hop_unsync(e, &h) ? "  (unsynchronised)" : "");
+		h.from_summaries ? "  (summaries)" : "", h.count && svr_hop_unsync(&e->clock, &h) ? "  (unsynchronised)" : "");
 }
 
 int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e,
@@ -277,7 +271,7 @@ static void json_hop(struct svr *r, const struct svr_eval *e, struct sv_json *j,
 	sv_json_kv_str(j, "source", h.from_summaries ? "summaries" : "frames");
 	sv_json_kv_bool(j, "exact", h.lat.exact);
 	sv_json_kv_bool(j, "cross_host", h.cross_host);
-	sv_json_kv_bool(j, "synchronised", !hop_unsync(e, &h));
+	sv_json_kv_bool(j, "synchronised", !svr_hop_unsync(&e->clock, &h));
 	sv_json_key(j, "latency_ns");
 	h.lat.count = h.count;
 	sv_stats_summary_json(j, &h.lat);
