@@ -933,6 +933,12 @@ static __always_inline void task_prio(const bool btf, const struct task_struct *
 	task_comm(btf, p, comm);
 }
 
+/* A feeder's wait as the 32-bit fields carry it (saturated: a wait of 4.3 s or more reads 4294967295). */
+static __always_inline __u32 wait32(const struct sv_feeder *f)
+{
+	return f->wait_ns > 0xffffffffull ? 0xffffffffu : (__u32)f->wait_ns;
+}
+
 /* Makes the current thread a feeder (its wake-ups are then tracked) and returns its state; NULL the
  * first time (nothing tracked yet). */
 static __always_inline struct sv_feeder *feeder_self(__u32 tid)
@@ -1019,7 +1025,7 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 				return 0;
 			f = feeder_self(tid);
 			if (f) {
-				t->rx_wait_ns = f->wait_ns > 0xffffffffull ? 0xffffffffu : (__u32)f->wait_ns;
+				t->rx_wait_ns = wait32(f);
 				t->rx_holder_pid = f->holder_pid;
 				t->rx_holder_policy = f->holder_policy;
 				t->rx_holder_prio = f->holder_prio;
@@ -1230,7 +1236,7 @@ static __always_inline void copy_fill(const bool btf, struct svtrace_copy *e, co
 		f = feeder_self(tid);
 		e->feeder_tid = tid;
 		if (f) {
-			e->wait_ns = f->wait_ns > 0xffffffffull ? 0xffffffffu : (__u32)f->wait_ns;
+			e->wait_ns = wait32(f);
 			e->holder_pid = f->holder_pid;
 			e->holder_policy = f->holder_policy;
 			e->holder_prio = f->holder_prio;
@@ -1487,7 +1493,7 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 				if (f) {
 					__u32 ni = t->rx_holder_pid & FEEDER_MASK;
 					struct sv_name *nm = bpf_map_lookup_elem(&holder_names, &ni);
-					__u64 fw = f->wait_ns > 0xffffffffull ? 0xffffffffu : f->wait_ns;
+					__u64 fw = wait32(f);
 
 					/* the slot's stamp is this wait's only while the slot shows it */
 					if (fw == t->rx_wait_ns)

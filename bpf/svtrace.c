@@ -1042,11 +1042,16 @@ static void track_missing(struct tracer *t, const struct svtrace_track *tp, enum
 	copy_account(t, &e, oc, NULL, NULL, 0);
 }
 
-/* An untaken copy at @now: missing once older than the timeout, else (only the stop's scan sees those)
- * still in flight. */
+/* An untaken copy passed T2a longer than the timeout ago at @now. */
+static bool copy_expired(const struct tracer *t, const struct svtrace_track *tp, int64_t now)
+{
+	return now - (int64_t)tp->t2a_ns > t->o.timeout_ns;
+}
+
+/* An untaken copy at @now: missing once expired, else (only the stop's scan sees those) still in flight. */
 static enum svtrace_copy_outcome copy_fate(const struct tracer *t, const struct svtrace_track *tp, int64_t now)
 {
-	return now - (int64_t)tp->t2a_ns > t->o.timeout_ns ? SVTRACE_COPY_MISSING_T2B : SVTRACE_COPY_IN_FLIGHT_T2B;
+	return copy_expired(t, tp, now) ? SVTRACE_COPY_MISSING_T2B : SVTRACE_COPY_IN_FLIGHT_T2B;
 }
 
 static void scan_tracked(struct tracer *t, int64_t now, bool all)
@@ -1075,7 +1080,7 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 		if (!skb || (st & SVTRACE_TRACK_RELEASED))
 			continue;
 		memcpy(&tp, (const void *)v, sizeof(tp));
-		if (tp.skb != skb || tp.state != st || (!all && now - (int64_t)tp.t2a_ns <= t->o.timeout_ns))
+		if (tp.skb != skb || tp.state != st || (!all && !copy_expired(t, &tp, now)))
 			continue;
 		if (!__sync_bool_compare_and_swap(&v->state, st, st | SVTRACE_TRACK_RELEASED))
 			continue;
@@ -1089,7 +1094,7 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 	for (unsigned i = 0; i < n; i++) {
 		if (bpf_map_lookup_elem(fd, &keys[i], &tp))
 			continue;
-		if (!all && now - (int64_t)tp.t2a_ns <= t->o.timeout_ns)
+		if (!all && !copy_expired(t, &tp, now))
 			continue;
 		if (bpf_map_delete_elem(fd, &keys[i]))
 			continue;
