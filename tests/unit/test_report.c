@@ -55,6 +55,17 @@ static const char *path_of(const char *name)
 	return p;
 }
 
+/* A STREAM of @rate (0: unknown) for svID MU01 at index 0: svtrace and svsub on 9-2LE define it without a
+ * rate first, then again once they learn it. */
+static void define_rate(struct sv_record_writer *w, uint32_t rate)
+{
+	struct sv_rec_stream s = {.stream = 0, .appid = 0x4000, .asdus = 1, .sample_rate = rate, .conf_rev = 1,
+				  .vlan = 0xFFFF, .smp_synch = 2, .svid_len = 4, .smp_wrap = rate ? rate : 65536};
+
+	memcpy(s.svid, "MU01", 5);
+	assert_int_equal(sv_record_define_stream(w, &s), 0);
+}
+
 static struct sv_record_writer *wopen(const char *name, const char *tool, const char *host, bool synced,
 				      uint32_t rate)
 {
@@ -64,13 +75,10 @@ static struct sv_record_writer *wopen(const char *name, const char *tool, const 
 		.path = path_of(name), .tool = tool, .clock = SV_CLOCK_TAI, .sync = &sync, .host = host,
 		.no_to_tai = true,
 	};
-	struct sv_rec_stream s = {.stream = 0, .appid = 0x4000, .asdus = 1, .sample_rate = rate, .conf_rev = 1,
-				  .vlan = 0xFFFF, .smp_synch = 2, .svid_len = 4, .smp_wrap = rate ? rate : 65536};
 	struct sv_record_writer *w = NULL;
 
-	memcpy(s.svid, "MU01", 5);
 	assert_int_equal(sv_record_writer_open(&w, &cfg), 0);
-	assert_int_equal(sv_record_define_stream(w, &s), 0);
+	define_rate(w, rate);
 	return w;
 }
 
@@ -666,17 +674,6 @@ static void test_cyclictest(void **state)
 	assert_int_equal(svr_cyclic_load(c, path_of("ct.bad"), err, sizeof(err)), -EBADMSG);
 	assert_non_null(strstr(err, "ct.bad:1"));
 	free(c);
-}
-
-/* A STREAM of @rate (0: unknown) for svID MU01 at index 0: svtrace and svsub on 9-2LE define it without a
- * rate first, then again once they learn it. */
-static void define_rate(struct sv_record_writer *w, uint32_t rate)
-{
-	struct sv_rec_stream s = {.stream = 0, .appid = 0x4000, .asdus = 1, .sample_rate = rate, .conf_rev = 1,
-				  .vlan = 0xFFFF, .smp_synch = 2, .svid_len = 4, .smp_wrap = rate ? rate : 65536};
-
-	memcpy(s.svid, "MU01", 5);
-	assert_int_equal(sv_record_define_stream(w, &s), 0);
 }
 
 static void name_port(struct sv_record_writer *w, uint32_t id, const char *name)
