@@ -114,6 +114,8 @@ fi
 "$LAB" down --prefix "$P" >"$OUT/down.log" 2>&1 || { bad "down failed"; cat "$OUT/down.log"; }
 sleep 0.2
 pgrep -af "$OUT/killed/" && bad "after down: the killed run's tools still run"
+grep -q "stopped pid [0-9]* (.*svtrace.*), left by an interrupted run" "$OUT/down.log" ||
+	bad "down did not say which tools of the killed run it stopped: $(cat "$OUT/down.log")"
 [ -f "/run/svkit-lab/$P.pids" ] && bad "after down: pid file left"
 ip netns list | grep -q "^$P" && bad "after down: namespaces left: $(ip netns list | grep "^$P" | tr '\n' ' ')"
 ip -o link show | grep -q "$P" && bad "after down: links left"
