@@ -268,6 +268,12 @@ struct sv_rec_event {
 	uint32_t quality;	/* OR of the channels' quality words (svsub), else 0 */
 	uint32_t seq;		/* producer's frame number (svpub: k; svtrace: correlation id), 0 none */
 };
+/* svtrace's "missing" marker: no drop, the frame was seen upstream and never at this point (its smpCnt is
+ * that old frame's, written when the frame was given up on). */
+static inline bool sv_rec_event_missing(const struct sv_rec_event *ev)
+{
+	return (ev->flags & SV_REC_F_DROPPED) && ev->reason == SV_REASON_MISSING;
+}
 
 /* SUMMARY: 184 octets. One period (normally 1 s) of one hop (from -> point) of one stream. */
 struct sv_rec_summary {

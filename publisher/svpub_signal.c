@@ -10,6 +10,7 @@
 #include "sv_codec.h"
 #include "sv_log.h"
 #include "sv_pcap.h"
+#include "svpub_engine.h"
 
 #define REPLAY_MAX_SAMPLES (16u << 20)
 #define PERIOD_MAX_SAMPLES 4096u /* 128 KiB of table at most; 9-2LE: 80, F4800S2I4U4: 96 */
@@ -244,13 +245,6 @@ double svpub_signal_cycles(const struct svpub_signal *sig, double t_s)
 	return sig->phase_at[i] + sig->freq_hz[i] * (t_s - sig->freq_at[i]);
 }
 
-/* The instant of sample @n in ns after the top of the start second, as the schedule computes it
- * (svpub_sample_ns() with start 0). */
-static int64_t sample_ns(const struct svpub_signal *sig, uint64_t n)
-{
-	return sv_sample_time_ns((int64_t)(n / sig->rate), (uint32_t)(n % sig->rate), sig->rate);
-}
-
 static int32_t clamp_lsb(double x)
 {
 	if (x >= 2147483647.0)
@@ -266,7 +260,8 @@ static void sine_values(const struct svpub_signal *sig, uint64_t n, const double
 bool svpub_signal_sample(const struct svpub_signal *sig, uint64_t n, int32_t *values, uint32_t *quality)
 {
 	const struct svpub_signal_cfg *c = sig->cfg;
-	int64_t t_ns = c->nevents ? sample_ns(sig, n) : 0; /* only events need the instant */
+	/* ns after the top of the start second, as the schedule computes it; only events need it */
+	int64_t t_ns = c->nevents ? svpub_sample_ns(0, n, sig->rate) : 0;
 	double fi[3] = { 1, 1, 1 }, fv[3] = { 1, 1, 1 };
 	bool stopped = false, faulted = false;
 

@@ -99,6 +99,9 @@ int svpub_tx_packet_open(struct svpub_tx **tx, const struct svpub_config *c, enu
 int svpub_tx_xdp_open(struct svpub_tx **tx, const struct svpub_config *c, enum sv_clock_id clock);
 int svpub_tx_pcap_open(struct svpub_tx **tx, const struct svpub_config *c, enum sv_clock_id clock);
 
+/* Is @ifname up (IFF_UP, asked through @fd, any socket, SIOCGIFFLAGS)? 1 up, 0 down, -errno unknown. */
+int svpub_tx_if_up(int fd, const char *ifname);
+
 /* At open: asks @fd (any socket, SIOCGIFFLAGS) whether @ifname is up. When it is down, warns once and sets
  * tx->link_down. Returns tx->link_down; false also when @fd < 0 or the ioctl fails (nothing is known). */
 bool svpub_tx_check_down(struct svpub_tx *tx, int fd, const char *ifname);

@@ -212,7 +212,6 @@ static int kick(struct tx_xdp *x, bool *untouched)
  * LINK_CHECK_NS: a send call comes every frame period (an ioctl each would cost ~1 us per period for nothing). */
 static bool link_back(struct tx_xdp *x)
 {
-	struct ifreq ifr;
 	int64_t now;
 
 	if (x->down_err == -ENXIO || x->ctl_fd < 0)
@@ -221,9 +220,7 @@ static bool link_back(struct tx_xdp *x)
 	if (now - x->down_check_ns < LINK_CHECK_NS)
 		return false;
 	x->down_check_ns = now;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", x->ifname);
-	if (ioctl(x->ctl_fd, SIOCGIFFLAGS, &ifr) < 0 || !(ifr.ifr_flags & IFF_UP))
+	if (svpub_tx_if_up(x->ctl_fd, x->ifname) != 1)
 		return false;
 	x->down = false;
 	return true;

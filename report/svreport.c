@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 		const char *eq = strchr(aliases[i], '=');
 
 		snprintf(from, sizeof(from), "%.*s", (int)(eq - aliases[i]), aliases[i]);
-		if ((size_t)(eq - aliases[i]) >= sizeof(from) || svr_add_alias(r, from, eq + 1)) {
+		if (svr_add_alias(r, from, eq + 1)) {	/* a FROM cut to 159 octets is still refused */
 			fprintf(stderr, "svreport: --alias '%s': FROM is 1..127 characters ([HOST:]NAME), TO 1..63\n",
 				aliases[i]);
 			ret = 2;
@@ -260,11 +260,14 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < svr_nfiles(r); i++)
 		if (svr_file(r, i)->err)
 			fprintf(stderr, "svreport: %s (records before the fault are used)\n", svr_file(r, i)->errmsg);
-	for (unsigned i = 0; i < naliases; i++)
-		if (svr_alias_unused(r, i))
-			fprintf(stderr, "svreport: warning: --alias %s: no record names a guest '%s'%s\n", aliases[i],
-				svr_alias_unused(r, i), strchr(svr_alias_unused(r, i), ':') ?
-				" (HOST is the host name in the record's header, as the file list shows it)" : "");
+	for (unsigned i = 0; i < naliases; i++) {
+		const char *from = svr_alias_unused(r, i);
+
+		if (from)
+			fprintf(stderr, "svreport: warning: --alias %s: no record names a guest '%s'%s\n", aliases[i], from,
+				strchr(from, ':') ? " (HOST is the host name in the record's header, as the file list shows it)"
+						  : "");
+	}
 	svr_evaluate(r, &budgets, &ev);
 	if (!quiet)
 		svr_write_text(r, &budgets, &ev, &ct, json ? stderr : stdout);

@@ -548,7 +548,7 @@ static void rate_confirm(struct svr *r, struct fileio *f, uint32_t stream, const
 	uint32_t rate = f->cand_rate[stream];
 	int gs = f->smap[stream];
 
-	if (ev && (ev->flags & SV_REC_F_DROPPED) && ev->reason == SV_REASON_MISSING)
+	if (ev && sv_rec_event_missing(ev))
 		return;
 	f->cand_rate[stream] = 0;
 	if (ev && ev->smp_cnt >= rate)
@@ -1171,7 +1171,7 @@ static void rate_from_event(struct svr *r, struct fileio *f, const struct sv_rec
 	double q;
 	uint32_t rate;
 
-	if (ev->t2_kind != SV_T2_SAMPLE || ev->smp_cnt < 16 || f->info.clock != SV_CLOCK_TAI || d <= 0 ||
+	if (r->streams[gs].rate || ev->t2_kind != SV_T2_SAMPLE || ev->smp_cnt < 16 || f->info.clock != SV_CLOCK_TAI || d <= 0 ||
 	    d >= SV_NSEC_PER_SEC)
 		return;
 	q = (double)ev->smp_cnt * 1e9 / (double)d + 0.5;
@@ -1252,7 +1252,7 @@ static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struc
 	r->src_mask[slot] |= 1ull << fi;
 	r->host_mask[slot] |= 1ull << f->host_id;
 	/* svtrace's "missing" (seen upstream, never here): the file was looking here; the join counts the loss */
-	if ((ev->flags & SV_REC_F_DROPPED) && ev->reason == SV_REASON_MISSING)
+	if (sv_rec_event_missing(ev))
 		return;	/* (its key is not used: not re-derived either) */
 	/* A tool may stamp tai_sec from the event's own time (older svtrace records): a frame of the end of
 	 * second S seen just after S+1 began then carries S+1. Re-derive the sample's second from the time when

@@ -143,12 +143,9 @@ void svapp_frame(struct svapp *a, struct svsub_tracker *t, const struct sv_view 
 		x->resync = r->verdict == SVSUB_SAMPLE_RESYNC;
 		x->has_sample_time = r->has_latency;
 		x->confRev = as->confRev;
-		x->rate = s->stats->rate;
 		/* No smpRate: a synchronised stream counts samples within the second (IEC 61850-9-2 §8.5.2),
 		 * so a learned or configured wrap is its rate. */
-		if (!x->rate && as->smpSynch &&
-		    (s->stats->wrap_source == SVSUB_WRAP_LEARNED || s->stats->wrap_source == SVSUB_WRAP_CONFIGURED))
-			x->rate = s->stats->wrap;
+		x->rate = s->stats->rate || as->smpSynch ? svsub_stream_rate(s->stats) : 0;
 		x->rx_ns = rx_ns;
 		x->sample_ns = r->has_latency ? rx_ns - r->latency_ns : 0;
 		x->proc_start_mono_ns = t0;

@@ -42,17 +42,11 @@ int svsub_rec_open(struct svsub_rec **out, const struct svsub_rec_cfg *cfg)
 	return 0;
 }
 
-/* The rate the stream's samples are timed with: stated (smpRate), else, for a synchronised stream, a wrap
- * configured or learned from the smpCnt (9-2LE states none: a synchronised smpCnt counts the samples of the
- * second); 0 unknown. */
+/* The rate the stream's samples are timed with: stated, else (9-2LE states none) the wrap only for a
+ * globally synchronised stream; 0 unknown. */
 static uint32_t rec_rate(const struct svsub_stream_stats *s, const struct sv_asdu *a)
 {
-	if (s->rate)
-		return s->rate;
-	if (a->smpSynch == SV_SMPSYNCH_GLOBAL &&
-	    (s->wrap_source == SVSUB_WRAP_CONFIGURED || s->wrap_source == SVSUB_WRAP_LEARNED))
-		return s->wrap;
-	return 0;
+	return s->rate || a->smpSynch == SV_SMPSYNCH_GLOBAL ? svsub_stream_rate(s) : 0;
 }
 
 static int define_stream(struct svsub_rec *r, unsigned idx, const struct svsub_stream_stats *s,

@@ -189,17 +189,18 @@ static uint32_t reorder_window(const struct svsub_tracker *t, uint32_t w)
 	return w < 2 ? 0 : r <= w - 2 ? r : w - 2;
 }
 
-/* Rate of the stream for sample-time arithmetic and outage lengths: stated, else the configured or
- * learned wrap (a synchronised smpCnt wraps at the rate). */
-static uint32_t stream_rate(const struct stream *st)
+uint32_t svsub_stream_rate(const struct svsub_stream_stats *s)
 {
-	const struct svsub_stream_stats *s = &st->s;
-
 	if (s->rate)
 		return s->rate;
 	if (s->wrap_source == SVSUB_WRAP_CONFIGURED || s->wrap_source == SVSUB_WRAP_LEARNED)
 		return s->wrap;
 	return 0;
+}
+
+static uint32_t stream_rate(const struct stream *st)
+{
+	return svsub_stream_rate(&st->s);
 }
 
 /* What the ASDU states about the rate and wrap. */

@@ -194,6 +194,9 @@ unsigned svsub_track_count(const struct svsub_tracker *t);
 /* Stream @i (NULL past the end). The pointer stays valid until svsub_track_destroy(); its errors count is
  * brought up to date by this call. */
 const struct svsub_stream_stats *svsub_track_stream(struct svsub_tracker *t, unsigned i);
+/* Rate of the stream for sample-time arithmetic and outage lengths: stated (smpRate), else the configured or
+ * learned wrap (a synchronised smpCnt counts the samples of the second); 0 unknown. */
+uint32_t svsub_stream_rate(const struct svsub_stream_stats *s);
 
 /* Malformed frames by error (index enum sv_codec_err), frames total and ASDUs of streams that did not fit. */
 const uint64_t *svsub_track_errors(const struct svsub_tracker *t);
