@@ -155,8 +155,12 @@ case "$MODE" in flap | prp_flap | downstart) SUBARGS+=(--duration "$SUBDUR") ;; 
 t0=$(date +%s.%N)
 ip netns exec "$NB" "$SVSUB" "${SUBARGS[@]}" >"$T/sub.json" 2>"$T/sub.err" &
 SUBPID=$!
-for _ in $(seq 50); do grep -q "receiving" "$T/sub.err" 2>/dev/null && break; sleep 0.1; done
-grep -q "receiving" "$T/sub.err" || fail "svsub did not start"
+# every interface open (with PRP, LAN A says "receiving" before LAN B's socket exists: a sender started then
+# loses LAN B's first frames)
+NRX=1
+case "$MODE" in prp | prp_flap) NRX=2 ;; esac
+for _ in $(seq 50); do [ "$(grep -c "receiving" "$T/sub.err" 2>/dev/null)" -ge $NRX ] && break; sleep 0.1; done
+[ "$(grep -c "receiving" "$T/sub.err")" -ge $NRX ] || fail "svsub did not start (want $NRX interfaces receiving)"
 [ "$BACKEND" != af_packet ] && { ip -n "$NB" link show dev b0 | grep -q "xdp" || fail "no XDP program on b0 while running"; }
 
 # Waits up to $1 s for svsub to exit by itself; sets rc.
