@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# vm/lab demo --duration 10: the JSON report shows every hop of both guests with zero loss; the lab leaves
+# vm/lab demo --duration 10: the JSON report shows every hop of both guests with zero loss, every published
+# frame seen by the tracer (attached before the publisher starts); the lab leaves
 # no namespace, link or process behind, also after SIGINT mid-run. SKIP (77) with the reason when a tool
 # or a record the report needs is missing.
 set -u
@@ -54,6 +55,12 @@ for h in ["Ts-T0", "T0-T1"]:
     e = [x for x in r["hops"] if x["guest"] is None and x["name"] == h and x["stream"] is None]
     if not e or e[0]["lost"] != 0 or e[0]["count"] == 0:
         print("FAIL: shared hop %s: %s" % (h, e)); ok = False
+# the publisher starts once the tracer is attached: every published frame is seen at T1, unless the
+# tracer said it lost events
+t = json.load(open(sys.argv[1].replace("report.json", "svtrace.json")))
+e = [x for x in r["hops"] if x["guest"] is None and x["name"] == "T0-T1" and x["stream"] is None]
+if e and t["events_lost"] == 0 and e[0]["missing"] != 0:
+    print("FAIL: %d published frames missing at T1 (svtrace lost no event: it started late?)" % e[0]["missing"]); ok = False
 if r["verdict"] not in ("PASS", "FAIL", "UNSYNCHRONISED"):
     print("FAIL: verdict %r" % r["verdict"]); ok = False
 print("hops of %s: %d entries, verdict %s" % (guests, len(r["hops"]), r["verdict"]))
