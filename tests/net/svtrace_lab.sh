@@ -63,8 +63,8 @@ trace_start() {	# seconds (0: until a signal) extra-args...
 	"$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p,vm2p --json "$@" \
 		>"$TMP/trace.json" 2>"$TMP/trace.err" &
 	TRACE_PID=$!
-	# wait until attached
-	for _ in $(seq 50); do grep -q "tracing" "$TMP/trace.err" 2>/dev/null && return 0; sleep 0.1; done
+	# wait until attached (~1 s of BPF loading here; more on a busy machine)
+	for _ in $(seq 300); do grep -q "tracing" "$TMP/trace.err" 2>/dev/null && return 0; sleep 0.1; done
 	fail "svtrace did not start"
 }
 
@@ -370,7 +370,9 @@ errors)
 	# and listed in the summary, the run goes on (the phase restart: one that comes back)
 	"$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p,vm2p --duration 4 --json >"$TMP/gone.json" 2>"$TMP/gone.err" &
 	pid=$!
-	sleep 2
+	for _ in $(seq 300); do grep -q "tracing" "$TMP/gone.err" 2>/dev/null && break; sleep 0.1; done
+	grep -q "tracing" "$TMP/gone.err" || fail "svtrace did not start: $(tail -3 "$TMP/gone.err")"
+	sleep 0.5
 	ip -n "$NS_H" link set vm2p down && ip -n "$NS_H" link set vm2p name vm2x || fail "renaming vm2p"
 	wait $pid || fail "svtrace exited $? after vm2p went away: $(tail -3 "$TMP/gone.err")"
 	grep -q "egress interface 'vm2p' (ifindex [0-9]*) is gone (deleted or renamed): its frames are not followed until it comes back" "$TMP/gone.err" ||
