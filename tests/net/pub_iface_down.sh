@@ -71,7 +71,7 @@ PY
 		ip netns exec "$NS" dumpcap -q -i db$$ -B 16 -s 128 -f "ether proto 0x88ba or vlan" -w "$TMP/$be.pcap" \
 			2>"$TMP/$be.dumpcap.err" &
 		CAP_PID=$!
-		for _ in $(seq 50); do grep -q "Capturing on" "$TMP/$be.dumpcap.err" 2>/dev/null && break; sleep 0.1; done
+		for _ in $(seq 300); do grep -q "Capturing on" "$TMP/$be.dumpcap.err" 2>/dev/null && break; kill -0 "$CAP_PID" 2>/dev/null || break; sleep 0.1; done
 	fi
 	ip netns exec "$NS" "$SVPUB" "${opt[@]}" -i da$$ -d 3 -q --json >"$TMP/$be.json" 2>"$TMP/$be.err" &
 	PID=$!

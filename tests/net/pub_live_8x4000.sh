@@ -38,7 +38,7 @@ capture_start() { # FILE
 	ip netns exec "$NS" dumpcap -q -i pb$$ -B 64 -s 256 -f "ether proto 0x88ba or vlan" -w "$1" \
 		2>"$TMP/dumpcap.err" &
 	CAP_PID=$!
-	for _ in $(seq 50); do grep -q "Capturing on" "$TMP/dumpcap.err" 2>/dev/null && break; sleep 0.1; done
+	for _ in $(seq 300); do grep -q "Capturing on" "$TMP/dumpcap.err" 2>/dev/null && break; kill -0 "$CAP_PID" 2>/dev/null || break; sleep 0.1; done
 }
 capture_stop() {
 	sleep 0.5
