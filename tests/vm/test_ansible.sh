@@ -82,11 +82,12 @@ good = need(pairs("--guest") == ["guest1=%s/guest1/svsub-sv.rec" % R, "guest2=%s
             "report: --guest GUEST=FILE for each guest's svsub record: %s" % pairs("--guest"))
 good &= need(sorted(pairs("--alias")) == ["sv-guest1=guest1", "sv-guest2=guest2"],
              "report: --alias PORT=GUEST for svtrace's egress ports: %s" % pairs("--alias"))
-pos = [a for i, a in enumerate(argv) if not a.startswith("-") and (i == 0 or argv[i - 1] not in ("--guest", "--alias", "--html"))]
+pos = [a for i, a in enumerate(argv) if not a.startswith("-") and (i == 0 or argv[i - 1] not in ("--guest", "--alias", "--html", "--window"))]
 good &= need(sorted(pos) == sorted("%s/%s" % (R, f) for f in ("guest1/svsub-sv.rec.20240101T000000Z", "hv1/svtrace.rec",
                                                                "hv2/svtrace.rec", "sv-publisher/svpub.rec")),
              "report: the other records (svpub, svtrace, a set-aside svsub run) as they are: %s" % pos)
 good &= need("--html" in argv and argv[argv.index("--html") + 1] == R + "/report.html", "report: HTML beside the records")
+good &= need(pairs("--window") == ["5"], "report: a 5 s join window (svtrace writes untaken copies up to ~2.5 s late): %s" % pairs("--window"))
 sys.exit(0 if good else 1)
 PY
 	if [ -s "$R/report.json" ]; then ok "report.json written under the playbook directory"; else bad "no report.json in $R"; fi
