@@ -2,7 +2,10 @@
 #include "svpub_tx.h"
 
 #include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "sv_log.h"
 
@@ -13,6 +16,28 @@ void svpub_log_errno(const char *what, int err, const char *cap)
 		       strerror(-err), cap);
 	else
 		sv_err("%s: %s", what, strerror(-err));
+}
+
+int svpub_tx_if_up(int fd, const char *ifname)
+{
+	struct ifreq ifr;
+
+	if (fd < 0)
+		return -EBADF;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr))
+		return -errno;
+	return !!(ifr.ifr_flags & IFF_UP);
+}
+
+bool svpub_tx_check_down(struct svpub_tx *tx, int fd, const char *ifname)
+{
+	if (svpub_tx_if_up(fd, ifname) == 0) {
+		sv_warn("interface %s is down: frames are counted as outage until it is up", ifname);
+		tx->link_down = true;
+	}
+	return tx->link_down;
 }
 
 int svpub_tx_open(struct svpub_tx **tx, const struct svpub_config *c, enum sv_clock_id clock)

@@ -332,28 +332,6 @@ static int packet_close(struct svpub_tx *tx)
 	return 0;
 }
 
-int svpub_tx_if_up(int fd, const char *ifname)
-{
-	struct ifreq ifr;
-
-	if (fd < 0)
-		return -EBADF;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr))
-		return -errno;
-	return !!(ifr.ifr_flags & IFF_UP);
-}
-
-bool svpub_tx_check_down(struct svpub_tx *tx, int fd, const char *ifname)
-{
-	if (svpub_tx_if_up(fd, ifname) == 0) {
-		sv_warn("interface %s is down: frames are counted as outage until it is up", ifname);
-		tx->link_down = true;
-	}
-	return tx->link_down;
-}
-
 static const struct svpub_tx_ops packet_ops = {
 	.name = "af_packet",
 	.add_queue = packet_add_queue,

@@ -198,11 +198,6 @@ uint32_t svsub_stream_rate(const struct svsub_stream_stats *s)
 	return 0;
 }
 
-static uint32_t stream_rate(const struct stream *st)
-{
-	return svsub_stream_rate(&st->s);
-}
-
 /* What the ASDU states about the rate and wrap. */
 static void stream_update_rate(struct svsub_tracker *t, struct stream *st, const struct sv_asdu *a)
 {
@@ -341,7 +336,7 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 	 * paused, a tap backlog) and the rest follow in a burst; an outage of whole wraps to within one sample
 	 * period is far less likely than that, so it is not counted as one.
 	 */
-	uint32_t rate = stream_rate(st);
+	uint32_t rate = svsub_stream_rate(&st->s);
 	int64_t elapsed = t_rx_ns - st->head_rx_ns;
 
 	if (rate && d != 1 && elapsed > 0 && (uint64_t)elapsed / 1000u * rate / 1000000u > w / 2) {
@@ -443,7 +438,7 @@ static void stream_latency(struct svsub_tracker *t, struct stream *st, uint32_t 
 {
 	struct svsub_stream_stats *s = &st->s;
 	struct sv_sample_time ts;
-	uint32_t rate = stream_rate(st);
+	uint32_t rate = svsub_stream_rate(&st->s);
 
 	if (s->smpSynch != SV_SMPSYNCH_GLOBAL)
 		return;

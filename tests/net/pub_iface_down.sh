@@ -7,6 +7,8 @@
 #  - nothing queued while the link was down leaves when it is back: the peer's capture holds no frame
 #    more than 100 ms after its sample instant (AF_XDP used to send ~2000 queued frames 0.5 s late).
 set -u
+# shellcheck source=wait_ready.sh
+. "$(dirname "$0")/wait_ready.sh"
 BUILD=${SVKIT_BUILD:-build}
 SVPUB=$BUILD/publisher/svpub
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (netns, veth)"; exit 77; }
@@ -71,7 +73,7 @@ PY
 		ip netns exec "$NS" dumpcap -q -i db$$ -B 16 -s 128 -f "ether proto 0x88ba or vlan" -w "$TMP/$be.pcap" \
 			2>"$TMP/$be.dumpcap.err" &
 		CAP_PID=$!
-		for _ in $(seq 300); do grep -q "Capturing on" "$TMP/$be.dumpcap.err" 2>/dev/null && break; kill -0 "$CAP_PID" 2>/dev/null || break; sleep 0.1; done
+		wait_ready "$TMP/$be.dumpcap.err" "Capturing on" "$CAP_PID"
 	fi
 	ip netns exec "$NS" "$SVPUB" "${opt[@]}" -i da$$ -d 3 -q --json >"$TMP/$be.json" 2>"$TMP/$be.err" &
 	PID=$!

@@ -9,6 +9,8 @@
 # exactly 100 frames, count=5000 exactly 5000 (svpub's JSON, its records and the peer's capture agree), and
 # a quality event at 0.5 s for 0.1 s flags exactly the 400 frames 2000..2399 after the first one sent.
 set -u
+# shellcheck source=wait_ready.sh
+. "$(dirname "$0")/wait_ready.sh"
 MODE=${1:-af_packet}
 case $MODE in
 af_packet) BACKEND=(); WANT_TS=software ;;
@@ -38,7 +40,7 @@ capture_start() { # FILE
 	ip netns exec "$NS" dumpcap -q -i pb$$ -B 64 -s 256 -f "ether proto 0x88ba or vlan" -w "$1" \
 		2>"$TMP/dumpcap.err" &
 	CAP_PID=$!
-	for _ in $(seq 300); do grep -q "Capturing on" "$TMP/dumpcap.err" 2>/dev/null && break; kill -0 "$CAP_PID" 2>/dev/null || break; sleep 0.1; done
+	wait_ready "$TMP/dumpcap.err" "Capturing on" "$CAP_PID"
 }
 capture_stop() {
 	sleep 0.5

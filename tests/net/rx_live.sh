@@ -159,12 +159,7 @@ SUBPID=$!
 # loses LAN B's first frames)
 NRX=1
 case "$MODE" in prp | prp_flap) NRX=2 ;; esac
-for _ in $(seq 300); do
-	[ "$(grep -c "receiving" "$T/sub.err" 2>/dev/null)" -ge $NRX ] && break
-	kill -0 "$SUBPID" 2>/dev/null || break
-	sleep 0.1
-done
-[ "$(grep -c "receiving" "$T/sub.err")" -ge $NRX ] || fail "svsub did not start (want $NRX interfaces receiving)"
+wait_ready "$T/sub.err" receiving "$SUBPID" $NRX || fail "svsub did not start (want $NRX interfaces receiving)"
 [ "$BACKEND" != af_packet ] && { ip -n "$NB" link show dev b0 | grep -q "xdp" || fail "no XDP program on b0 while running"; }
 
 # Waits up to $1 s for svsub to exit by itself; sets rc.

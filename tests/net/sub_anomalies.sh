@@ -38,8 +38,7 @@ live() {
 	"$SVSUB" --read "$file" --json >"$T/$tag.read.json" 2>/dev/null || fail "svsub --read $file"
 	ip netns exec "$NB" "$SVSUB" -i b0 --backend "$BACKEND" --json >"$T/$tag.live.json" 2>"$T/sub.err" &
 	SUBPID=$!
-	for _ in $(seq 300); do grep -q "receiving" "$T/sub.err" 2>/dev/null && break; kill -0 "$SUBPID" 2>/dev/null || break; sleep 0.1; done
-	grep -q "receiving" "$T/sub.err" || fail "svsub did not start"
+	wait_ready "$T/sub.err" receiving "$SUBPID" || fail "svsub did not start"
 	ip netns exec "$NA" "$REPLAY" -i a0 --fps 20000 "$file" >"$T/$tag.tx.json" 2>"$T/tx.err" ||
 		fail "replay of $file: $(cat "$T/tx.err" "$T/$tag.tx.json")"
 	sleep 0.5

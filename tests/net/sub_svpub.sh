@@ -51,8 +51,7 @@ attempt() {
 	RT=(); command -v chrt >/dev/null && RT=(chrt -f 10)
 	ip netns exec "$NB" "${RT[@]}" "$SVSUB" -i b0 --backend "$BACKEND" --clock-trusted --json >"$T/sub.json" 2>"$T/sub.err" &
 	SUBPID=$!
-	for _ in $(seq 300); do grep -q "receiving" "$T/sub.err" 2>/dev/null && break; kill -0 "$SUBPID" 2>/dev/null || break; sleep 0.1; done
-	grep -q "receiving" "$T/sub.err" || fail "svsub did not start"
+	wait_ready "$T/sub.err" receiving "$SUBPID" || fail "svsub did not start"
 
 	ip netns exec "$NA" "$SVPUB" -c "$CONF" --interface a0 --duration "$SECS" -s priority=20 -s mlockall=true --json -q >"$T/pub.json" 2>"$T/pub.err" ||
 		fail "svpub failed"

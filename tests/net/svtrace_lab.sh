@@ -64,8 +64,7 @@ trace_start() {	# seconds (0: until a signal) extra-args...
 		>"$TMP/trace.json" 2>"$TMP/trace.err" &
 	TRACE_PID=$!
 	# wait until attached (~1 s of BPF loading here; more on a busy machine)
-	for _ in $(seq 300); do grep -q "tracing" "$TMP/trace.err" 2>/dev/null && return 0; sleep 0.1; done
-	fail "svtrace did not start"
+	wait_ready "$TMP/trace.err" tracing "$TRACE_PID" || fail "svtrace did not start"
 }
 
 trace_wait() {
@@ -370,8 +369,7 @@ errors)
 	# and listed in the summary, the run goes on (the phase restart: one that comes back)
 	"$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p,vm2p --duration 4 --json >"$TMP/gone.json" 2>"$TMP/gone.err" &
 	pid=$!
-	for _ in $(seq 300); do grep -q "tracing" "$TMP/gone.err" 2>/dev/null && break; sleep 0.1; done
-	grep -q "tracing" "$TMP/gone.err" || fail "svtrace did not start: $(tail -3 "$TMP/gone.err")"
+	wait_ready "$TMP/gone.err" tracing $pid || fail "svtrace did not start: $(tail -3 "$TMP/gone.err")"
 	sleep 0.5
 	ip -n "$NS_H" link set vm2p down && ip -n "$NS_H" link set vm2p name vm2x || fail "renaming vm2p"
 	wait $pid || fail "svtrace exited $? after vm2p went away: $(tail -3 "$TMP/gone.err")"

@@ -2,6 +2,8 @@
 #   ns P (publisher) p0 --- up0 [ns H: bridge br0] vm1p --- vm1 (ns V1)
 #                                                  vm2p --- vm2 (ns V2)
 # svtrace runs in the root namespace and is told H's interfaces with --netns H.
+# shellcheck source=wait_ready.sh
+. "$(dirname "${BASH_SOURCE[0]}")/wait_ready.sh"
 SUF="$$$RANDOM"
 NS_P="svtP$SUF"; NS_H="svtH$SUF"; NS_V1="svtA$SUF"; NS_V2="svtB$SUF"
 LAB_PIDS=""

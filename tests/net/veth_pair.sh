@@ -1,6 +1,9 @@
 # Sourced by the subscriber net tests: two namespaces joined by one veth pair, removed on exit.
 #   veth_pair TAG   -> $NA (holds a0) and $NB (holds b0), both links up; $T a temporary folder.
 # On exit (pass, fail or signal) it kills $SUBPID if set, deletes both namespaces and $T. Needs skip().
+# Brings wait_ready (wait_ready.sh).
+# shellcheck source=wait_ready.sh
+. "$(dirname "${BASH_SOURCE[0]}")/wait_ready.sh"
 veth_pair() {
 	local s=$$$RANDOM
 	NA=${1}a$s
