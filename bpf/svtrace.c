@@ -71,6 +71,8 @@ struct opts {
 	uint32_t ringbuf_bytes;
 	uint32_t table;
 	uint32_t log_entries;	/* hop log entries per CPU (a power of two) */
+	uint64_t record_size;	/* --record-size: octets per part, 0 one file */
+	uint32_t record_keep;	/* --record-keep: rotated parts kept (SV_REC_KEEP_ALL) */
 	bool live, json, raw_tp, sched_wakeup, verbose;
 };
 
@@ -168,6 +170,10 @@ static void usage(FILE *f)
 "  -l, --live                print a histogram per hop to stderr every interval\n"
 "  -I, --interval S          live interval in seconds (default 1)\n"
 "  -r, --record FILE         write per-frame records (svkit record format, TAI clock) to FILE\n"
+"      --record-size MIB     start a new part of the record every MIB MiB (default 1024; 0 never):\n"
+"                            FILE is the newest, FILE.1 the one before it, and so on\n"
+"      --record-keep N|all   rotated parts kept besides FILE, the oldest removed first (default all;\n"
+"                            8 x 4000 frames/s to two guests write about 35 GB an hour)\n"
 "  -j, --json                print the final summary as one JSON object on stdout\n"
 "  -t, --threshold-us N      frames with T1->T2b above N us are late and attributed (default 1000;\n"
 "                            0: late detection off)\n"
@@ -215,7 +221,7 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_TIMEOUT = 256, OPT_RINGBUF, OPT_TABLE, OPT_RAWTP, OPT_LOG, OPT_WAKEUP };
+	enum { OPT_TIMEOUT = 256, OPT_RINGBUF, OPT_TABLE, OPT_RAWTP, OPT_LOG, OPT_WAKEUP, OPT_RSIZE, OPT_RKEEP };
 	static const struct option lo[] = {
 		{ "ingress", required_argument, NULL, 'i' },
 		{ "egress", required_argument, NULL, 'e' },
@@ -224,6 +230,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "live", no_argument, NULL, 'l' },
 		{ "interval", required_argument, NULL, 'I' },
 		{ "record", required_argument, NULL, 'r' },
+		{ "record-size", required_argument, NULL, OPT_RSIZE },
+		{ "record-keep", required_argument, NULL, OPT_RKEEP },
 		{ "json", no_argument, NULL, 'j' },
 		{ "threshold-us", required_argument, NULL, 't' },
 		{ "appid", required_argument, NULL, 'a' },
@@ -240,12 +248,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ 0 }
 	};
 	const char *want = "";	/* what the option takes, for the error */
+	bool rotation = false;	/* --record-size or --record-keep given */
 	uint64_t v;
 	int c;
 
 	*o = (struct opts){ .threshold_ns = 1000000, .interval_ns = SV_NSEC_PER_SEC,
 			    .timeout_ns = 1500 * SV_NSEC_PER_MSEC, .ringbuf_bytes = 8u << 20, .table = 32768,
-			    .log_entries = SVTRACE_HLOG_ENTRIES };
+			    .log_entries = SVTRACE_HLOG_ENTRIES, .record_size = 1ull << 30,
+			    .record_keep = SV_REC_KEEP_ALL };
 	while ((c = getopt_long(argc, argv, "i:e:n:d:lI:r:jt:a:s:vhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -274,6 +284,23 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'r':
 			o->record = optarg;
+			break;
+		case OPT_RSIZE:
+			want = "MiB, 0 (one file) or 1 to 1048576";
+			if (parse_u64(optarg, 0, 1u << 20, &v))
+				goto bad;
+			o->record_size = v << 20;
+			rotation = true;
+			break;
+		case OPT_RKEEP:
+			want = "a number of parts, 0 to 1000000, or 'all'";
+			if (!strcmp(optarg, "all"))
+				o->record_keep = SV_REC_KEEP_ALL;
+			else if (parse_u64(optarg, 0, 1000000, &v))
+				goto bad;
+			else
+				o->record_keep = (uint32_t)v;
+			rotation = true;
 			break;
 		case 'j':
 			o->json = true;
@@ -346,6 +373,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	}
 	if (!o->ingress || !o->egress_arg) {
 		fprintf(stderr, "svtrace: --ingress and --egress are required (see --help)\n");
+		return -EINVAL;
+	}
+	if (rotation && !o->record) {
+		fprintf(stderr, "svtrace: --record-size and --record-keep are about --record FILE, not given\n");
 		return -EINVAL;
 	}
 	if (o->svid && strlen(o->svid) > SVTRACE_SVID_MAX)
@@ -850,7 +881,7 @@ static int rec_open(struct tracer *t)
 {
 	struct sv_record_writer_cfg cfg = {
 		.path = t->o.record, .tool = "svtrace", .clock = SV_CLOCK_TAI,
-		.rotate_bytes = 1ull << 30, .rotate_keep = 8,
+		.rotate_bytes = t->o.record_size, .rotate_keep = t->o.record_keep,
 	};
 	int err = sv_record_writer_open(&t->rec, &cfg);
 

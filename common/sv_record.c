@@ -510,8 +510,9 @@ static int writer_rotate(struct sv_record_writer *w)
 	err = writer_end_part(w, true);
 	close(w->fd);
 	w->fd = -1;
-	/* path.(keep-1) -> path.keep ... path -> path.1: the oldest kept part is overwritten */
-	for (i = w->rotate_keep; i > 1; i--) {
+	/* path.(keep-1) -> path.keep ... path -> path.1: the oldest kept part is overwritten; only the
+	 * parts this run wrote are moved (rotate_keep may be SV_REC_KEEP_ALL) */
+	for (i = w->hdr.part < w->rotate_keep ? w->hdr.part + 1 : w->rotate_keep; i > 1; i--) {
 		rotated_name(from, plen, w->path, i - 1);
 		rotated_name(to, plen, w->path, i);
 		if (rename(from, to) && errno != ENOENT && !err)

@@ -389,6 +389,8 @@ _Static_assert(sizeof(struct sv_rec_end) == 32, "END record");
 
 struct sv_record_writer;
 
+#define SV_REC_KEEP_ALL UINT32_MAX	/* rotate_keep: no part is ever deleted */
+
 struct sv_record_writer_cfg {
 	const char *path;		/* the live file; rotated parts are path.1 (newest) .. path.keep */
 	const char *tool;		/* "svpub", ... (<= 15 chars) */
@@ -400,7 +402,8 @@ struct sv_record_writer_cfg {
 					 * SV_REC_BLOCK_MIN..SV_REC_BLOCK_LIMIT */
 	uint64_t rotate_bytes;		/* start a new part when a part reaches this size (exceeded by at
 					 * most one block); 0 = never. >= 2 * block_bytes */
-	uint32_t rotate_keep;		/* rotated parts kept besides the live file (0 = delete each) */
+	uint32_t rotate_keep;		/* rotated parts kept besides the live file (0 = delete each,
+					 * SV_REC_KEEP_ALL = every one) */
 	/* Optional overrides (tests, replay): NULL/0 = measure now. */
 	const struct sv_clock_sync *sync;
 	const char *host;

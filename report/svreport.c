@@ -23,6 +23,7 @@ static void usage(FILE *f)
 "guest and per stream: count, lost, min/p50/p99/p99.9/p99.99/max, pacing, the tracer's why-late list,\n"
 "and PASS/FAIL against latency budgets (UNSYNCHRONISED when the clocks cannot be trusted, NONE when\n"
 "nothing could be checked). A guest that received nothing while frames were lost toward it FAILs.\n"
+"A rotated record (svtrace --record FILE: FILE, FILE.1, FILE.2 ...) is read whole from FILE.\n"
 "\n"
 "  -b, --budgets FILE      YAML budgets (default: max of T0-T4 250us, of T1-T2b 100us, of T3-T4 100us)\n"
 "  -H, --html FILE         write one self-contained HTML report with SVG plots\n"
@@ -226,24 +227,35 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	for (unsigned i = 0; i < nguests; i++) {
-		char name[64];
-		const char *eq = strchr(guests[i], '=');
+	{
+		/* --guest files, then the others; a rotated run's parts given too are read once (svr_add_files) */
+		unsigned n = 0, max = nguests + (unsigned)(argc - optind);
+		const char **paths = calloc(max, sizeof(*paths)), **gnames = calloc(max, sizeof(*gnames));
+		char (*names)[64] = calloc(nguests ? nguests : 1, sizeof(*names));
 
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - guests[i]), guests[i]);
-		err = svr_add_file(r, eq + 1, name);
-		if (err) {
-			fprintf(stderr, "svreport: %s\n", svr_file(r, svr_nfiles(r) - 1) ?
-							       svr_file(r, svr_nfiles(r) - 1)->errmsg : "too many files");
-			ret = err == -EEXIST ? 2 : 1;
-			goto out;
+		err = -ENOMEM;
+		if (paths && gnames && names) {
+			for (unsigned i = 0; i < nguests; i++) {
+				const char *eq = strchr(guests[i], '=');
+
+				snprintf(names[i], sizeof(names[i]), "%.*s", (int)(eq - guests[i]), guests[i]);
+				paths[n] = eq + 1;
+				gnames[n++] = names[i];
+			}
+			for (int i = optind; i < argc; i++)
+				paths[n++] = argv[i];
+			err = svr_add_files(r, paths, gnames, n);
 		}
-	}
-	for (int i = optind; i < argc; i++) {
-		err = svr_add_file(r, argv[i], NULL);
+		free(paths);
+		free(gnames);
+		free(names);
 		if (err) {
-			fprintf(stderr, "svreport: %s\n", svr_file(r, svr_nfiles(r) - 1) ?
-							       svr_file(r, svr_nfiles(r) - 1)->errmsg : "too many files");
+			if (err == -E2BIG)
+				fprintf(stderr, "svreport: too many files (at most %d; a rotated run counts once)\n",
+					SVR_MAX_FILES);
+			else
+				fprintf(stderr, "svreport: %s\n", err == -ENOMEM || !svr_nfiles(r) ? strerror(-err)
+								 : svr_file(r, svr_nfiles(r) - 1)->errmsg);
 			ret = err == -EEXIST ? 2 : 1;
 			goto out;
 		}

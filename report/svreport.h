@@ -31,6 +31,7 @@
 #include "sv_stats.h"
 
 #define SVR_MAX_FILES 64
+#define SVR_MAX_PARTS 100000	/* parts of one rotated run read as one file */
 #define SVR_MAX_GUESTS 8		/* guests per report (join entries hold 4 points per guest) */
 #define SVR_MAX_STREAMS 256		/* distinct svIDs per report */
 #define SVR_NPOINTS SV_POINT_COUNT	/* Ts..T4 */
@@ -120,6 +121,7 @@ struct svr_file_info {
 	bool tai_unset;
 	int64_t start_tai_ns, end_tai_ns;
 	bool clean_end;			/* ended with an END record */
+	unsigned parts;			/* files read: a rotated run's parts beside it, and it */
 	uint64_t records, events;
 	struct sv_record_reader_damage damage;	/* damaged blocks the reader skipped (sv_record.h) */
 	int err;			/* 0, or the reader's error (-EBADMSG...) */
@@ -154,6 +156,9 @@ void svr_destroy(struct svr *r);
  * with a guest index take the file's GUEST names, others the file's host name. Returns 0, -E2BIG (too
  * many files), or the reader's open error (the message is in the file info). */
 int svr_add_file(struct svr *r, const char *path, const char *guest);
+/* svr_add_file() for each; a rotated run's parts given as well as its newest (trace.rec*) are read once,
+ * whatever their order. Returns the first error (the message is in the last file's info). */
+int svr_add_files(struct svr *r, const char *const *paths, const char *const *guests, unsigned n);
 /* Renames a guest as found in records (svtrace's egress port, a host name) to @to. @from is NAME (from
  * any host's records) or HOST:NAME (only from the records of host HOST, as their header names it: two
  * hypervisors' same-named ports to two guests); HOST:NAME wins over NAME. -EINVAL: @from is not 1..127

@@ -56,8 +56,12 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 	for (unsigned i = 0; i < svr_nfiles(r); i++) {
 		const struct svr_file_info *fi = svr_file(r, i);
 
-		fprintf(f, "  %s: %s on %s%s%s, %" PRIu64 " records%s%s%s\n", fi->path, fi->tool[0] ? fi->tool : "?",
-			fi->host, fi->guest[0] ? ", guest " : "", fi->guest, fi->records,
+		char parts[32] = "";
+
+		if (fi->parts > 1)
+			snprintf(parts, sizeof(parts), " in %u parts", fi->parts);
+		fprintf(f, "  %s: %s on %s%s%s, %" PRIu64 " records%s%s%s%s\n", fi->path, fi->tool[0] ? fi->tool : "?",
+			fi->host, fi->guest[0] ? ", guest " : "", fi->guest, fi->records, parts,
 			fi->clean_end ? "" : " (no END record: writer stopped abruptly)", fi->err ? ": " : "",
 			fi->err ? fi->errmsg : "");
 		if (fi->damage.blocks_skipped)
@@ -388,6 +392,7 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		sv_json_kv_str(&j, "guest", fi->guest[0] ? fi->guest : NULL);
 		sv_json_kv_str(&j, "clock", sv_clock_name(fi->clock));
 		sv_json_kv_bool(&j, "synchronised", fi->sync_ok);
+		sv_json_kv_uint(&j, "parts", fi->parts);
 		sv_json_kv_uint(&j, "records", fi->records);
 		sv_json_kv_uint(&j, "events", fi->events);
 		sv_json_kv_bool(&j, "clean_end", fi->clean_end);

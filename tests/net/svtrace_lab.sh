@@ -222,7 +222,8 @@ overflow)
 	echo "PASS: svtrace overflow: $lost lost events reported, $ev delivered, kept running"
 	;;
 record)
-	# --record: per-frame records in the shared format, read back with svreport (CSV + JSON)
+	# --record: per-frame records in the shared format, read back with svreport (CSV + JSON); in 4 MiB
+	# parts (--record-size), which svreport reads as one run from trace.rec
 	SVREPORT="$SVKIT_BUILD/report/svreport"
 	[ -x "$SVREPORT" ] || skip "svreport not built"
 	recv_start "$NS_V1" vm1 8 "$TMP/r1"
@@ -230,12 +231,15 @@ record)
 	recv_start "$NS_V2" vm2 8 "$TMP/r2"
 	RX2=$!
 	# every frame late (1 us): the late list names each copy's feeder
-	trace_start 6 --record "$TMP/trace.rec" --threshold-us 1
+	trace_start 6 --record "$TMP/trace.rec" --record-size 4 --threshold-us 1
 	PUB_EXTRA=""
 	[ "$SENDER" = svpub ] && PUB_EXTRA="--record $TMP/pub.rec"
 	SENT=$(send 3) || fail "sender failed"
 	trace_wait
 	wait
+	PARTS=$(find "$TMP" -maxdepth 1 -name 'trace.rec.*' | wc -l)
+	echo "  record: trace.rec and $PARTS rotated parts"
+	[ "$PARTS" -ge 2 ] || fail "record: $PARTS rotated parts at 4 MiB each"
 	"$SVREPORT" -q --json --csv "$TMP/frames.csv" "$TMP/trace.rec" >"$TMP/report.json" 2>"$TMP/report.err" ||
 		fail "svreport could not read the record: $(head -3 "$TMP/report.err")"
 	: >"$TMP/pub.csv"
@@ -243,11 +247,15 @@ record)
 		"$SVREPORT" -q --csv "$TMP/pub.csv" "$TMP/pub.rec" >/dev/null 2>"$TMP/report.err" ||
 			fail "svreport could not read svpub's record: $(head -3 "$TMP/report.err")"
 	fi
-	python3 - "$TMP/frames.csv" "$TMP/report.json" "$SENT" "$TMP/pub.csv" "$RX1 $RX2" "$TMP/trace.json" <<'PY' || fail "record contents"
+	python3 - "$TMP/frames.csv" "$TMP/report.json" "$SENT" "$TMP/pub.csv" "$RX1 $RX2" "$TMP/trace.json" "$PARTS" <<'PY' || fail "record contents"
 import collections, csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 rep = json.load(open(sys.argv[2]))
 sent = int(sys.argv[3])
+parts = [f.get("parts") for f in rep.get("files", [])]
+print("parts read:", parts, "warnings:", rep.get("warnings"))
+if parts != [int(sys.argv[7]) + 1]:
+    sys.exit(1)
 n = {}
 for r in rows:
     n[r["point"]] = n.get(r["point"], 0) + 1
@@ -280,7 +288,7 @@ print("late frames listed:", len(late), "feeders:", dict(feeders))
 ok = ok and len(late) > 0 and set(feeders) <= rx
 sys.exit(0 if ok else 1)
 PY
-	echo "PASS: svtrace record: $SENT frames recorded at T1, T2a and T2b of both guests, sample seconds and rate right"
+	echo "PASS: svtrace record: $SENT frames recorded at T1, T2a and T2b of both guests in $((PARTS + 1)) parts, sample seconds and rate right"
 	;;
 live)
 	# --live: a histogram per hop on stderr every interval, while tracing; --svid keeps one stream

@@ -478,6 +478,33 @@ static void test_rotation_keep0(void **state)
 	assert_int_equal(last, 19999);
 }
 
+/* SV_REC_KEEP_ALL: every part stays, numbered newest first, consecutive, nothing lost between them. */
+static void test_rotation_keep_all(void **state)
+{
+	char path[128], part[160];
+	struct sv_rec_file_header fh;
+	struct sv_record_writer_stats st;
+	uint32_t first, last, next = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/rota.svrec", dir);
+	write_events(path, 40000, SV_REC_BLOCK_MIN, 2 * SV_REC_BLOCK_MIN + SV_REC_HEADER_SIZE, SV_REC_KEEP_ALL, &st);
+	assert_true(st.parts > 5);
+	for (uint32_t k = st.parts - 1; k > 0; k--) {
+		snprintf(part, sizeof(part), "%s.%u", path, k);
+		assert_true(read_events(part, &first, &last, &fh) > 0);
+		assert_int_equal(fh.part, st.parts - 1 - k);
+		assert_int_equal(first, next);
+		next = last + 1;
+	}
+	snprintf(part, sizeof(part), "%s.%u", path, st.parts);
+	assert_int_not_equal(access(part, F_OK), 0);
+	assert_true(read_events(path, &first, &last, &fh) > 0);
+	assert_int_equal(first, next);
+	assert_int_equal(last, 39999);
+	assert_int_equal(fh.part, st.parts - 1);
+}
+
 /* ---- Damaged files ---------------------------------------------------------------------------- */
 
 static uint8_t *slurp(const char *path, size_t *len)
@@ -1334,7 +1361,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_all_kinds), cmocka_unit_test(test_writer_rejects),
 		cmocka_unit_test(test_many_blocks),	    cmocka_unit_test(test_rotation),
-		cmocka_unit_test(test_rotation_keep0),	    cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_rotation_keep0),	    cmocka_unit_test(test_rotation_keep_all),
+		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_corrupted),	    cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_names),		    cmocka_unit_test(test_monotonic_file),
 		cmocka_unit_test(test_writer_leaves_user_path),

@@ -693,6 +693,112 @@ static void test_cyclictest(void **state)
 	free(c);
 }
 
+/*
+ * A rotated run (svtrace's records over a soak: FILE, FILE.1 ... FILE.k) reads as one file from the live
+ * FILE, whatever parts are also given and in whatever order; with its oldest parts gone (rotated away),
+ * the report says so and counts nothing lost before the first part it has: that part's start, not the
+ * run's, is where the file began recording. Times are real (paced at 12800 frames/s) so that a part's
+ * start lies after the frames of the parts before it.
+ */
+#define ROT_RATE 12800u
+#define ROT_FRAMES 6000u
+
+static unsigned rotated_parts(const char *name)
+{
+	char p[160];
+	unsigned n = 0;
+
+	for (;;) {
+		snprintf(p, sizeof(p), "%s.%u", path_of(name), n + 1);
+		if (access(p, F_OK))
+			return n;
+		n++;
+	}
+}
+
+static void write_rotated(uint32_t keep)
+{
+	struct sv_record_writer_cfg cfg = {
+		.path = path_of("sub.rec"), .tool = "svsub", .clock = SV_CLOCK_TAI, .host = "hostA", .no_to_tai = true,
+		.block_bytes = SV_REC_BLOCK_MIN, .rotate_bytes = 2ull * SV_REC_BLOCK_MIN + 4096, .rotate_keep = keep,
+	};
+	struct sv_record_writer *pub = wopen("pub.rec", "svpub", "hostA", true, ROT_RATE), *sub = NULL;
+	int64_t base = (sv_clock_now_ns(SV_CLOCK_TAI) / SV_NSEC_PER_SEC + 1) * SV_NSEC_PER_SEC;
+
+	assert_int_equal(sv_record_writer_open(&sub, &cfg), 0);
+	define_rate(sub, ROT_RATE);
+	for (unsigned k = 0; k < ROT_FRAMES; k++) {
+		uint32_t sec = (uint32_t)(base / SV_NSEC_PER_SEC) + k / ROT_RATE;
+		uint16_t smp = (uint16_t)(k % ROT_RATE);
+		int64_t t;
+
+		while ((t = sv_clock_now_ns(SV_CLOCK_TAI)) < sv_sample_time_ns(sec, smp, ROT_RATE))
+			;
+		ev_write(pub, SV_POINT_T0, sec, smp, t, SV_REC_GUEST_NONE);
+		ev_write(sub, SV_POINT_T3, sec, smp, t + 20000, SV_REC_GUEST_NONE);
+		ev_write(sub, SV_POINT_T4, sec, smp, t + 30000, SV_REC_GUEST_NONE);
+	}
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	assert_int_equal(sv_record_writer_close(sub), 0);
+}
+
+static void test_rotated_run(void **state)
+{
+	const char *files[] = {"pub.rec", "sub.rec"}, *guests[] = {NULL, "vm1"};
+	const char *paths[8], *gnames[8] = {NULL};
+	char rm[160];
+	struct svr_hop h;
+	unsigned parts;
+	struct svr *r;
+
+	(void)state;
+	write_rotated(100);
+	parts = rotated_parts("sub.rec");
+	assert_true(parts >= 3);
+	r = run(files, guests, 2);
+	assert_int_equal(svr_file(r, 1)->parts, parts + 1);
+	assert_int_equal(svr_nwarnings(r), 0);
+	assert_int_equal(svr_point(r, SV_POINT_T3, 0)->frames, ROT_FRAMES);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T0, SV_POINT_T4, 0, -1, &h), 0);
+	assert_int_equal(h.count, ROT_FRAMES);
+	assert_int_equal(h.lost, 0);
+	assert_int_equal(h.lat.max, 30000);
+	svr_destroy(r);
+
+	/* the parts given too, newest last (sub.rec.2 sub.rec.1 pub.rec sub.rec): read once */
+	paths[0] = path_of("sub.rec.2");
+	paths[1] = path_of("sub.rec.1");
+	paths[2] = path_of("pub.rec");
+	paths[3] = path_of("sub.rec");
+	gnames[0] = gnames[1] = gnames[3] = "vm1";
+	assert_int_equal(svr_create(&r, NULL), 0);
+	assert_int_equal(svr_add_files(r, paths, gnames, 4), 0);
+	assert_int_equal(svr_nfiles(r), 2);
+	assert_int_equal(svr_run(r), 0);
+	assert_int_equal(svr_point(r, SV_POINT_T3, 0)->frames, ROT_FRAMES);
+	assert_int_equal(svr_point(r, SV_POINT_T3, 0)->duplicates, 0);
+	svr_destroy(r);
+
+	/* one rotated part kept: the report starts at it, says so, and loses nothing before it */
+	for (unsigned i = 1; i <= parts; i++) {
+		snprintf(rm, sizeof(rm), "%s.%u", path_of("sub.rec"), i);
+		assert_int_equal(unlink(rm), 0);
+	}
+	write_rotated(1);
+	assert_int_equal(rotated_parts("sub.rec"), 1);
+	snprintf(rm, sizeof(rm), "%s.2", path_of("sub.rec"));
+	assert_int_not_equal(access(rm, F_OK), 0);
+	r = run(files, guests, 2);
+	assert_int_equal(svr_file(r, 1)->parts, 2);
+	assert_int_equal(svr_nwarnings(r), 1);
+	assert_non_null(strstr(svr_warning(r, 0), "start at part"));
+	assert_true(svr_point(r, SV_POINT_T3, 0)->frames < ROT_FRAMES / 2);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T0, SV_POINT_T4, 0, -1, &h), 0);
+	assert_int_equal(h.lost, 0);
+	assert_int_equal(svr_point(r, SV_POINT_T3, 0)->missing, 0);
+	svr_destroy(r);
+}
+
 static void name_port(struct sv_record_writer *w, uint32_t id, const char *name)
 {
 	struct sv_rec_name n = {.name_kind = SV_REC_NAME_GUEST, .id = id};
@@ -1286,6 +1392,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_negative_min_per_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alias_by_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rotated_run, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
