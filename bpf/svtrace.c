@@ -294,12 +294,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_RKEEP:
 			want = "a number of parts, 0 to 1000000, or 'all'";
-			if (!strcmp(optarg, "all"))
-				o->record_keep = SV_REC_KEEP_ALL;
-			else if (parse_u64(optarg, 0, 1000000, &v))
+			if (sv_record_parse_keep(optarg, &o->record_keep))
 				goto bad;
-			else
-				o->record_keep = (uint32_t)v;
 			rotation = true;
 			break;
 		case 'j':

@@ -487,6 +487,27 @@ static int writer_end_part(struct sv_record_writer *w, bool rotated)
 	return err;
 }
 
+int sv_record_parse_keep(const char *s, uint32_t *keep)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	if (!strcmp(s, "all")) {
+		*keep = SV_REC_KEEP_ALL;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > SV_REC_KEEP_MAX)
+		return -EINVAL;
+	*keep = (uint32_t)v;
+	return 0;
+}
+
 static int rotated_name(char *buf, size_t size, const char *path, unsigned n)
 {
 	if (snprintf(buf, size, "%s.%u", path, n) >= (int)size)

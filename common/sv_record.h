@@ -390,6 +390,11 @@ _Static_assert(sizeof(struct sv_rec_end) == 32, "END record");
 struct sv_record_writer;
 
 #define SV_REC_KEEP_ALL UINT32_MAX	/* rotate_keep: no part is ever deleted */
+#define SV_REC_KEEP_MAX 1000000u	/* largest count the tools accept (--record-keep N) */
+
+/* The tools' --record-keep / record_keep: "all" (SV_REC_KEEP_ALL) or a count 0..SV_REC_KEEP_MAX.
+ * 0, or -EINVAL (@keep unchanged). */
+int sv_record_parse_keep(const char *s, uint32_t *keep);
 
 struct sv_record_writer_cfg {
 	const char *path;		/* the live file; rotated parts are path.1 (newest) .. path.keep */

@@ -179,6 +179,8 @@ struct svsub_file_config {
 	uint32_t resync_run;
 	double max_latency_ms;
 	bool clock_trusted;	/* treat the host clock as synchronised (adjtimex ignored) */
+	uint32_t record_size_mib; /* --record: a new part every N MiB, 0 one file */
+	char record_keep[16];	/* --record: rotated parts kept, "all" or a count (sv_record_parse_keep) */
 };
 
 extern const struct sv_cfg_key svsub_config_table[];

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "sv_record.h"
 #include "svapp.h"
 
 const char *const svsub_cfg_backend_names[] = { "af_xdp", "af_packet", NULL };
@@ -40,6 +41,10 @@ const struct sv_cfg_key svsub_config_table[] = {
 			  "larger latencies mark the clock unsynchronised; 0 = 500"),
 	SV_CFG_KEY_BOOL(C, clock_trusted, "clock_trusted", "false",
 			"live: treat the host clock as synchronised whatever adjtimex says (publisher on the same clock)"),
+	SV_CFG_KEY_UINT(C, record_size_mib, "record_size_mib", 0, 1 << 20, "1024",
+			"--record: a new part every N MiB (FILE newest, then FILE.1 ...); 0 = one file"),
+	SV_CFG_KEY_STRING(C, record_keep, "record_keep", "all",
+			  "--record: rotated parts kept, the oldest removed first: a number (0..1000000) or all"),
 	SV_CFG_KEY_END,
 };
 #undef C
@@ -85,9 +90,16 @@ int svsub_config_range(const char *key, char *buf, size_t size)
 	return 0;
 }
 
-/* The rule the table cannot express; @msg gets "V is out of range RANGE" like sv_config's own. */
+/* The rules the table cannot express; @msg gets "V is out of range RANGE" like sv_config's own. */
 static int check_zero_auto(const struct svsub_file_config *c, const char **key, char *msg, size_t size)
 {
+	uint32_t keep;
+
+	if (sv_record_parse_keep(c->record_keep, &keep)) {
+		snprintf(msg, size, "'%s' is not a number of parts (0..%u) or all", c->record_keep, SV_REC_KEEP_MAX);
+		*key = "record_keep";
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < sizeof(zero_auto_keys) / sizeof(zero_auto_keys[0]); i++) {
 		const struct sv_cfg_key *k = sv_config_find_key(svsub_config_table, zero_auto_keys[i].key);
 		uint32_t v;

@@ -22,6 +22,7 @@
 #include "sv_pcap.h"
 #include "svsub_proc.h"
 #include "svsub_rec.h"
+#include "sv_record.h"
 #include "svsub_summary.h"
 #include "svsub_track.h"
 #include "svapp.h" /* app: applications, -c FILE */
@@ -71,7 +72,7 @@ struct opts {
  * this help). */
 struct key_ranges {
 	char duration[48], max_streams[48], nominal_hz[48], wrap[48], reorder[48], resync[48], max_latency[48];
-	char pickup[48], trip_samples[48], dropoff[48], current_lsb[48];
+	char pickup[48], trip_samples[48], dropoff[48], current_lsb[48], record_size[48];
 };
 
 static void usage(FILE *f)
@@ -89,6 +90,7 @@ static void usage(FILE *f)
 	svsub_config_range("trip_samples", r.trip_samples, sizeof(r.trip_samples));
 	svsub_config_range("dropoff", r.dropoff, sizeof(r.dropoff));
 	svsub_config_range("current_lsb", r.current_lsb, sizeof(r.current_lsb));
+	svsub_config_range("record_size_mib", r.record_size, sizeof(r.record_size));
 	fprintf(f,
 "Usage: " PROG " --read FILE [--jsonl] [--json] [--app NAME] [options]\n"
 "       " PROG " --interface IF [--backend af_xdp|af_packet] [--duration S] [--jsonl] [--json] [--app NAME]\n"
@@ -112,6 +114,10 @@ static void usage(FILE *f)
 "                           whose JSON lines share stdout: one more line among them)\n"
 "  -w, --write FILE         save the SV frames with their receive time (.pcapng: pcapng, else pcap, ns)\n"
 "      --record FILE        per-sample records for svreport: T3 (receive) and, with --app, T4 (application)\n"
+"      --record-size MIB    a new part of the record every MIB MiB (%s, default 1024; 0 = one file):\n"
+"                           FILE is the newest, FILE.1 the one before; svreport reads them from FILE\n"
+"      --record-keep N|all  rotated parts kept, the oldest removed first (default all; 8 streams at\n"
+"                           4000 frames/s write about 15 GB an hour)\n"
 "      --histograms         add inter-arrival and latency histograms to the text summary\n"
 "  -q, --quiet              no text summary, no status lines\n"
 "  -v, --verbose            log more on stderr\n"
@@ -148,7 +154,7 @@ static void usage(FILE *f)
 #else
 		" (not built in: svsub_rx back-ends absent)",
 #endif
-		r.duration, r.max_streams, SVSUB_TRACK_MAX_STREAMS_DEFAULT, r.nominal_hz, r.wrap, r.reorder,
+		r.duration, r.record_size, r.max_streams, SVSUB_TRACK_MAX_STREAMS_DEFAULT, r.nominal_hz, r.wrap, r.reorder,
 		r.resync, SVSUB_TRACK_RESYNC_RUN_DEFAULT, r.max_latency, r.pickup, r.trip_samples, r.dropoff,
 		r.current_lsb);
 #ifdef SVSUB_HAVE_RX
@@ -182,6 +188,8 @@ enum {
 	OPT_MAX_LATENCY,
 	OPT_CLOCK_TRUSTED,
 	OPT_RECORD,
+	OPT_RECORD_SIZE,
+	OPT_RECORD_KEEP,
 	OPT_APP, /* app */
 	OPT_PICKUP,
 	OPT_TRIP_SAMPLES,
@@ -208,7 +216,8 @@ static const struct {
 	{ OPT_REORDER, "reorder_window" },	{ OPT_RESYNC, "resync_run" },
 	{ OPT_MAX_LATENCY, "max_latency_ms" },	{ OPT_PICKUP, "pickup" },
 	{ OPT_TRIP_SAMPLES, "trip_samples" },	{ OPT_DROPOFF, "dropoff" },
-	{ OPT_CURRENT_LSB, "current_lsb" },
+	{ OPT_CURRENT_LSB, "current_lsb" },	{ OPT_RECORD_SIZE, "record_size_mib" },
+	{ OPT_RECORD_KEEP, "record_keep" },
 };
 
 static const char *key_of_opt(int c)
@@ -238,6 +247,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "write", required_argument, NULL, 'w' },
 		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "record-size", required_argument, NULL, OPT_RECORD_SIZE },
+		{ "record-keep", required_argument, NULL, OPT_RECORD_KEEP },
 		{ "histograms", no_argument, NULL, OPT_HISTOGRAMS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -668,8 +679,12 @@ int main(int argc, char **argv)
 			/* T4: the pipeline (tracking, statistics, the application if any) is done with the
 			 * sample; live only, on the receive clock */
 			.app_points = o.interface != NULL,
+			/* checked with the configuration (svsub_config_set_opt / _check) */
+			.rotate_bytes = (uint64_t)file_cfg.record_size_mib << 20,
+			.rotate_keep = SV_REC_KEEP_ALL,
 		};
 
+		sv_record_parse_keep(file_cfg.record_keep, &rc.rotate_keep);
 		err = svsub_rec_open(&rec, &rc);
 		if (err) {
 			fprintf(stderr, PROG ": --record %s: %s\n", o.record, strerror(-err));

@@ -2,7 +2,7 @@
 # svreport's command line: exit codes as the README and svreport(1) say (0 written, 1 a file that cannot be
 # read, 2 usage), on records svpub writes: no arguments, a missing or foreign record, the same record twice, a
 # budgets file missing (1) or wrong (2), a missing cyclictest file (1), --verdict-exit's NONE (0), and an --alias that renames nothing
-# (said, exit 0).
+# (said, exit 0); a record svsub rotated (--record-size) read whole from its newest part, with or without its parts.
 set -u
 B=${SVKIT_BUILD:-build}
 SVPUB=$B/publisher/svpub
@@ -35,4 +35,28 @@ expect 0 "an alias that names no guest" --alias nohost:vnet0=g1 "$T/p.rec"
 grep -q "warning: --alias nohost:vnet0=g1: no record names a guest 'nohost:vnet0'" "$T/err" ||
 	fail "an unused alias not said: $(cat "$T/err")"
 expect 2 "an alias without a name" --alias =g1 "$T/p.rec"
-echo "PASS: svreport cli: exit codes 0/1/2 as documented, NONE with --verdict-exit is 0"
+# A rotated record (svsub --record-size 1: 40000 frames in 1 MiB parts) reads whole from its newest file, and
+# once when its parts are given too, in any order; a middle part alone is said to miss the run's start.
+SVSUB=$B/subscriber/svsub
+if [ -x "$SVSUB" ]; then
+	"$SVPUB" -q -w "$T/r.pcap" -d 10 >/dev/null 2>&1 || fail "svpub could not write 10 s"
+	"$SVSUB" -q --read "$T/r.pcap" --record "$T/s.rec" --record-size 1 || fail "svsub --record-size 1"
+	[ -s "$T/s.rec.2" ] || fail "svsub --record-size 1: no part s.rec.2: $(ls "$T")"
+	"$SVSUB" -q --read "$T/r.pcap" --record "$T/x.rec" --record-keep x 2>"$T/err"
+	[ $? = 2 ] && grep -q "record-keep: 'x' is not a number of parts" "$T/err" || fail "svsub --record-keep x: $(cat "$T/err")"
+	expect 0 "a rotated record" -q --json "$T/s.rec"
+	cp "$T/out" "$T/whole.json"
+	expect 0 "a rotated record and its parts" -q --json "$T/s.rec.1" "$T/s.rec" "$T/s.rec.2"
+	python3 - "$T/whole.json" "$T/out" <<'PY' || fail "rotated record read wrong"
+import json, sys
+for path in sys.argv[1:]:
+    r = json.load(open(path))
+    files = [(f["parts"], f["events"]) for f in r["files"]]
+    print(path, files, r["totals"]["frames"], r["warnings"])
+    if files != [(3, 40000)] or r["totals"]["frames"] != 40000 or r["warnings"]:
+        sys.exit(1)
+PY
+	expect 0 "a middle part alone" -q --json "$T/s.rec.1"
+	grep -q "s.rec.1: svsub's records start at part 1 of its run" "$T/out" || fail "a part alone not said: $(head -c 600 "$T/out")"
+fi
+echo "PASS: svreport cli: exit codes 0/1/2 as documented, NONE with --verdict-exit is 0, a rotated record read whole"

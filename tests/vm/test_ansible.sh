@@ -60,7 +60,7 @@ EOF
 chmod +x "$T/bin/svreport"
 R="$(cd "$T/a" && pwd -P)/svkit-records"
 mkdir -p "$R/guest1" "$R/guest2" "$R/hv1" "$R/hv2" "$R/sv-publisher"
-touch "$R/guest1/svsub-sv.rec" "$R/guest1/svsub-sv.rec.20240101T000000Z" "$R/guest2/svsub-sv.rec" \
+touch "$R/guest1/svsub-sv.rec" "$R/guest1/svsub-sv-20240101T000000Z.rec" "$R/guest2/svsub-sv.rec" \
 	"$R/hv1/svtrace.rec" "$R/hv2/svtrace.rec" "$R/sv-publisher/svpub.rec" "$R/sv-publisher/svpub-summary.json"
 report() { # INVENTORY: run the Report play from $T/cwd, output in $T/play
 	rm -f "$T/argv"
@@ -83,7 +83,7 @@ good = need(pairs("--guest") == ["guest1=%s/guest1/svsub-sv.rec" % R, "guest2=%s
 good &= need(sorted(pairs("--alias")) == ["sv-guest1=guest1", "sv-guest2=guest2"],
              "report: --alias PORT=GUEST for svtrace's egress ports: %s" % pairs("--alias"))
 pos = [a for i, a in enumerate(argv) if not a.startswith("-") and (i == 0 or argv[i - 1] not in ("--guest", "--alias", "--html", "--window"))]
-good &= need(sorted(pos) == sorted("%s/%s" % (R, f) for f in ("guest1/svsub-sv.rec.20240101T000000Z", "hv1/svtrace.rec",
+good &= need(sorted(pos) == sorted("%s/%s" % (R, f) for f in ("guest1/svsub-sv-20240101T000000Z.rec", "hv1/svtrace.rec",
                                                                "hv2/svtrace.rec", "sv-publisher/svpub.rec")),
              "report: the other records (svpub, svtrace, a set-aside svsub run) as they are: %s" % pos)
 good &= need("--html" in argv and argv[argv.index("--html") + 1] == R + "/report.html", "report: HTML beside the records")
