@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sv_record.h"
+
 const char *const svpub_backend_names[] = { "af_packet", "af_xdp", "pcap", NULL };
 static const char *const clock_names[] = { "tai", "realtime", NULL };
 static const char *const late_names[] = { "send", "skip", NULL };
@@ -123,6 +125,10 @@ const struct sv_cfg_key svpub_config_table[] = {
 	SV_CFG_KEY_BOOL(C, mlockall, "mlockall", "false", "lock memory (no page faults while pacing)"),
 	SV_CFG_KEY_DOUBLE(C, duration, "duration", 0, 1e9, "0", "seconds to publish; 0 = until stopped"),
 	SV_CFG_KEY_STRING(C, record, "record", "", "per-frame record file; empty = none"),
+	SV_CFG_KEY_UINT(C, record_size_mib, "record_size_mib", 0, 1 << 20, "1024",
+			"record: a new part every N MiB (FILE newest, then FILE.1 ...); 0 = one file"),
+	SV_CFG_KEY_STRING(C, record_keep, "record_keep", "all",
+			  "record: rotated parts kept, the oldest removed first: a number (0..1000000) or all"),
 	SV_CFG_KEY_ENUM(C, late_policy, "late", late_names, "send",
 			"a frame past its deadline by more than late_threshold_us: send it late, or skip it"),
 	SV_CFG_KEY_UINT(C, late_threshold_us, "late_threshold_us", 0, 1000000, "100", "when a frame is late"),
@@ -188,6 +194,18 @@ static int resolve(struct svpub_config *c, struct sv_cfg_error *err, const char 
 
 	memset(err, 0, sizeof(*err));
 	*bad = NULL;
+	{
+		uint32_t keep;
+
+		if (sv_record_parse_keep(c->record_keep, &keep)) {
+			snprintf(err->path, sizeof(err->path), "record_keep");
+			snprintf(err->msg, sizeof(err->msg), "'%s' is not a number of parts (0..%u) or all",
+				 c->record_keep, SV_REC_KEEP_MAX);
+			snprintf(err->text, sizeof(err->text), "%s: %s", err->path, err->msg);
+			*bad = c->record_keep;
+			return -EINVAL;
+		}
+	}
 	if (!c->nstreams) {
 		snprintf(err->text, sizeof(err->text), "streams: at least one stream is needed");
 		return -EINVAL;

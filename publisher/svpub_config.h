@@ -120,6 +120,8 @@ struct svpub_config {
 	bool mlockall;
 	double duration; /* s, 0 = until stopped */
 	char record[SVPUB_PATH_LEN];
+	uint32_t record_size_mib; /* a new part of the record every N MiB, 0 one file */
+	char record_keep[16];	/* rotated parts kept: "all" or a count (sv_record_parse_keep) */
 	int late_policy; /* enum svpub_late */
 	uint32_t late_threshold_us;
 	bool unpaced;

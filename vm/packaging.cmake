@@ -13,6 +13,8 @@ install(FILES ${SVKIT_VM_DIR}/systemd/svsub@.service ${SVKIT_VM_DIR}/systemd/svp
               ${SVKIT_VM_DIR}/systemd/svtrace.service
         DESTINATION /lib/systemd/system)
 install(FILES ${SVKIT_VM_DIR}/systemd/svkit.sysusers DESTINATION /usr/lib/sysusers.d RENAME svkit.conf)
+# the units' ExecStartPre: a restarted tool's last record and its parts set aside, not overwritten
+install(PROGRAMS ${SVKIT_VM_DIR}/systemd/svkit-set-aside DESTINATION /usr/lib/svkit)
 # libvirt runs every executable in qemu.d (libvirt >= 6.5): no clash with a site's own qemu hook.
 install(PROGRAMS ${SVKIT_VM_DIR}/hooks/qemu
         DESTINATION /etc/libvirt/hooks/qemu.d RENAME 50-svkit-vhost)

@@ -2,7 +2,8 @@
 # svreport's command line: exit codes as the README and svreport(1) say (0 written, 1 a file that cannot be
 # read, 2 usage), on records svpub writes: no arguments, a missing or foreign record, the same record twice, a
 # budgets file missing (1) or wrong (2), a missing cyclictest file (1), --verdict-exit's NONE (0), and an --alias that renames nothing
-# (said, exit 0); a record svsub rotated (--record-size) read whole from its newest part, with or without its parts.
+# (said, exit 0); records svpub and svsub rotated (record_size_mib) read whole from their newest part, with or
+# without their parts.
 set -u
 B=${SVKIT_BUILD:-build}
 SVPUB=$B/publisher/svpub
@@ -39,7 +40,10 @@ expect 2 "an alias without a name" --alias =g1 "$T/p.rec"
 # once when its parts are given too, in any order; a middle part alone is said to miss the run's start.
 SVSUB=$B/subscriber/svsub
 if [ -x "$SVSUB" ]; then
-	"$SVPUB" -q -w "$T/r.pcap" -d 10 >/dev/null 2>&1 || fail "svpub could not write 10 s"
+	"$SVPUB" -q -w "$T/r.pcap" -d 10 -r "$T/r.rec" -s record_size_mib=1 >/dev/null 2>&1 || fail "svpub could not write 10 s"
+	[ -s "$T/r.rec.2" ] || fail "svpub record_size_mib=1: no part r.rec.2: $(ls "$T")"
+	"$SVPUB" -q -w "$T/x.pcap" -d 1 -s record_keep=x >/dev/null 2>"$T/err"
+	[ $? = 2 ] && grep -q "record_keep: 'x' is not a number of parts" "$T/err" || fail "svpub record_keep=x: $(cat "$T/err")"
 	"$SVSUB" -q --read "$T/r.pcap" --record "$T/s.rec" --record-size 1 || fail "svsub --record-size 1"
 	[ -s "$T/s.rec.2" ] || fail "svsub --record-size 1: no part s.rec.2: $(ls "$T")"
 	"$SVSUB" -q --read "$T/r.pcap" --record "$T/x.rec" --record-keep x 2>"$T/err"
@@ -47,13 +51,16 @@ if [ -x "$SVSUB" ]; then
 	expect 0 "a rotated record" -q --json "$T/s.rec"
 	cp "$T/out" "$T/whole.json"
 	expect 0 "a rotated record and its parts" -q --json "$T/s.rec.1" "$T/s.rec" "$T/s.rec.2"
-	python3 - "$T/whole.json" "$T/out" <<'PY' || fail "rotated record read wrong"
+	cp "$T/out" "$T/parts.json"
+	expect 0 "svpub's and svsub's rotated records" -q --json "$T/r.rec" --guest "g=$T/s.rec"
+	python3 - "$T/whole.json" "$T/parts.json" "$T/out" <<'PY' || fail "rotated record read wrong"
 import json, sys
 for path in sys.argv[1:]:
     r = json.load(open(path))
-    files = [(f["parts"], f["events"]) for f in r["files"]]
+    files = [(f["tool"], f["parts"] > 1, f["events"]) for f in r["files"]]
     print(path, files, r["totals"]["frames"], r["warnings"])
-    if files != [(3, 40000)] or r["totals"]["frames"] != 40000 or r["warnings"]:
+    want = [("svsub", True, 40000)] if path != sys.argv[3] else [("svsub", True, 40000), ("svpub", True, 40000)]
+    if files != want or r["totals"]["frames"] != 40000 or r["warnings"]:
         sys.exit(1)
 PY
 	expect 0 "a middle part alone" -q --json "$T/s.rec.1"

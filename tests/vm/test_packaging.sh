@@ -48,6 +48,7 @@ ok "control: $(f Package) $(f Version); Depends: $(f Depends)"
 dpkg-deb -c "$DEB" | awk '{ print $6 }' | sed 's|^\./|/|' >"$T/files"
 for p in /usr/bin/svpub /usr/bin/svsub /usr/bin/svreport /usr/sbin/svtrace \
 	/lib/systemd/system/svsub@.service /lib/systemd/system/svpub.service /lib/systemd/system/svtrace.service \
+	/usr/lib/svkit/svkit-set-aside \
 	/usr/lib/sysusers.d/svkit.conf /etc/libvirt/hooks/qemu.d/50-svkit-vhost /etc/svkit/vhost-hook.conf \
 	/usr/share/man/man1/svpub.1.gz /usr/share/man/man1/svsub.1.gz /usr/share/man/man8/svtrace.8.gz \
 	/usr/share/man/man1/svreport.1.gz /usr/share/svkit/vm/render-domain /usr/share/svkit/vm/libvirt/sv-guest.xml.in; do
@@ -56,6 +57,7 @@ done
 grep -q '/svkit/bpf/sv_xdp.bpf.o$' "$T/files" || bad "package lacks the BPF objects"
 dpkg-deb -c "$DEB" >"$T/list"
 grep -q 'rwxr-xr-x.*50-svkit-vhost$' "$T/list" || bad "hook not executable"
+grep -q 'rwxr-xr-x.*svkit-set-aside$' "$T/list" || bad "svkit-set-aside not executable"
 mkdir -p "$T/ctl"
 dpkg-deb -e "$DEB" "$T/ctl"
 for s in postinst postrm conffiles; do [ -f "$T/ctl/$s" ] || bad "control lacks $s"; done

@@ -21,7 +21,7 @@ mkdir -p "$R/usr/lib/systemd" "$R/usr/bin" "$R/etc/systemd/system" "$T/man/man1"
 cp -a "$SYSUNITS" "$R/usr/lib/systemd/system"
 mkdir -p "$R/usr/sbin"; printf '#!/bin/sh\nexit 0\n' >"$R/usr/sbin/svtrace"; chmod 755 "$R/usr/sbin/svtrace"
 for b in svpub svsub svreport; do printf '#!/bin/sh\nexit 0\n' >"$R/usr/bin/$b"; chmod 755 "$R/usr/bin/$b"; done
-mkdir -p "$R/bin"; printf '#!/bin/sh\nexit 0\n' >"$R/bin/sh"; chmod 755 "$R/bin/sh"	# ExecStartPre= keeps old records
+mkdir -p "$R/usr/lib/svkit"; cp "$SRC/vm/systemd/svkit-set-aside" "$R/usr/lib/svkit/"	# ExecStartPre= keeps old records
 cp "$SRC"/vm/systemd/*.service "$R/usr/lib/systemd/system/"
 cp "$SRC"/vm/man/*.1 "$T/man/man1/"; cp "$SRC"/vm/man/*.8 "$T/man/man8/"
 verify() {
@@ -47,13 +47,27 @@ done
 # a restart keeps what was recorded (the record moved aside, not truncated); a usage error is not retried
 for u in "$S" "$SRC/vm/systemd/svpub.service" "$SRC/vm/systemd/svtrace.service"; do
 	rec=$(sed -n 's/^ExecStart=.*--record \([^ ]*\).*/\1/p' "$u")
-	key ExecStartPre "$u" | grep -q "f=$rec; .* mv " || bad "$(basename "$u"): no ExecStartPre moving $rec aside"
+	[ "$(key ExecStartPre "$u")" = "/usr/lib/svkit/svkit-set-aside $rec" ] ||
+		bad "$(basename "$u"): no ExecStartPre setting $rec aside"
 	[ "$(key RestartPreventExitStatus "$u")" = 2 ] || bad "$(basename "$u"): RestartPreventExitStatus"
 done
 [ "$(key Restart "$S")" = on-failure ] || bad "svsub@: Restart"
 [ "$(key KillSignal "$S")" = SIGINT ] || bad "svsub@: KillSignal"
 key ExecStart "$S" | grep -q -- '-c /etc/svkit/svsub-%i.yaml' || bad "svsub@: config per instance"
 ok "svsub@ contract checked"
+
+# svkit-set-aside: the last run's record and its rotated parts become NAME-STAMP.rec[.N] (svreport reads the
+# run from NAME-STAMP.rec); an older stamp's file and an empty record are left alone.
+A="$T/aside"
+mkdir -p "$A"
+for f in svtrace.rec svtrace.rec.1 svtrace.rec.2 svtrace.rec.20240101T000000Z; do echo "$f" >"$A/$f"; done
+: >"$A/svpub.rec"
+sh "$SRC/vm/systemd/svkit-set-aside" "$A/svtrace.rec" && sh "$SRC/vm/systemd/svkit-set-aside" "$A/svpub.rec" &&
+	sh "$SRC/vm/systemd/svkit-set-aside" "$A/missing.rec" || bad "svkit-set-aside failed"
+got=$(cd "$A" && ls | sed 's/-20[0-9]\{6\}T[0-9]\{6\}Z\.rec/-STAMP.rec/' | tr '\n' ' ')
+[ "$got" = "svpub.rec svtrace-STAMP.rec svtrace-STAMP.rec.1 svtrace-STAMP.rec.2 svtrace.rec.20240101T000000Z " ] &&
+	grep -qx svtrace.rec.2 "$A"/svtrace-*.rec.2 || bad "svkit-set-aside left: $got"
+[ "$fail" = 0 ] && ok "svkit-set-aside: a record and its parts set aside together"
 
 # Each unit must stop svkit tools with SIGINT so records are flushed.
 for u in svtrace svpub; do
