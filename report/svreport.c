@@ -23,7 +23,7 @@ static void usage(FILE *f)
 "guest and per stream: count, lost, min/p50/p99/p99.9/p99.99/max, pacing, the tracer's why-late list,\n"
 "and PASS/FAIL against latency budgets (UNSYNCHRONISED when the clocks cannot be trusted, NONE when\n"
 "nothing could be checked). A guest that received nothing while frames were lost toward it FAILs.\n"
-"A rotated record (svtrace --record FILE: FILE, FILE.1, FILE.2 ...) is read whole from FILE.\n"
+"A record its tool rotated (FILE, FILE.1, FILE.2 ...: --record-size) is read whole from FILE.\n"
 "\n"
 "  -b, --budgets FILE      YAML budgets (default: max of T0-T4 250us, of T1-T2b 100us, of T3-T4 100us)\n"
 "  -H, --html FILE         write one self-contained HTML report with SVG plots\n"

@@ -20,9 +20,9 @@
 #include "sv_json.h"
 #include "sv_log.h"
 #include "sv_pcap.h"
+#include "sv_record.h"
 #include "svsub_proc.h"
 #include "svsub_rec.h"
-#include "sv_record.h"
 #include "svsub_summary.h"
 #include "svsub_track.h"
 #include "svapp.h" /* app: applications, -c FILE */
