@@ -293,7 +293,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			rotation = true;
 			break;
 		case OPT_RKEEP:
-			want = "a number of parts, 0 to 1000000, or 'all'";
+			want = SV_REC_KEEP_SYNTAX;
 			if (sv_record_parse_keep(optarg, &o->record_keep))
 				goto bad;
 			rotation = true;

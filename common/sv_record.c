@@ -508,7 +508,18 @@ int sv_record_parse_keep(const char *s, uint32_t *keep)
 	return 0;
 }
 
-static int rotated_name(char *buf, size_t size, const char *path, unsigned n)
+int sv_record_cfg_rotation(struct sv_record_writer_cfg *cfg, uint32_t size_mib, const char *keep)
+{
+	uint32_t k;
+
+	if (sv_record_parse_keep(keep, &k))
+		return -EINVAL;
+	cfg->rotate_bytes = (uint64_t)size_mib << 20;
+	cfg->rotate_keep = k;
+	return 0;
+}
+
+int sv_record_part_path(char *buf, size_t size, const char *path, unsigned n)
 {
 	if (snprintf(buf, size, "%s.%u", path, n) >= (int)size)
 		return -ENAMETOOLONG;
@@ -534,13 +545,13 @@ static int writer_rotate(struct sv_record_writer *w)
 	/* path.(keep-1) -> path.keep ... path -> path.1: the oldest kept part is overwritten; only the
 	 * parts this run wrote are moved (rotate_keep may be SV_REC_KEEP_ALL) */
 	for (i = w->hdr.part < w->rotate_keep ? w->hdr.part + 1 : w->rotate_keep; i > 1; i--) {
-		rotated_name(from, plen, w->path, i - 1);
-		rotated_name(to, plen, w->path, i);
+		sv_record_part_path(from, plen, w->path, i - 1);
+		sv_record_part_path(to, plen, w->path, i);
 		if (rename(from, to) && errno != ENOENT && !err)
 			err = -errno;
 	}
 	if (w->rotate_keep) {
-		rotated_name(to, plen, w->path, 1);
+		sv_record_part_path(to, plen, w->path, 1);
 		if (rename(w->path, to) && !err)
 			err = -errno;
 	} else if (unlink(w->path) && !err) {

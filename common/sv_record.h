@@ -392,9 +392,15 @@ struct sv_record_writer;
 #define SV_REC_KEEP_ALL UINT32_MAX	/* rotate_keep: no part is ever deleted */
 #define SV_REC_KEEP_MAX 1000000u	/* largest count the tools accept (--record-keep N) */
 
+#define SV_REC_KEEP_SYNTAX "a number of parts (0..1000000) or all"	/* for the tools' messages */
+
 /* The tools' --record-keep / record_keep: "all" (SV_REC_KEEP_ALL) or a count 0..SV_REC_KEEP_MAX.
  * 0, or -EINVAL (@keep unchanged). */
 int sv_record_parse_keep(const char *s, uint32_t *keep);
+
+/* Rotated part @n (1 = the newest before the live file) of the record @path: "PATH.N". 0, or
+ * -ENAMETOOLONG. The one naming the writer and svreport share. */
+int sv_record_part_path(char *buf, size_t size, const char *path, unsigned n);
 
 struct sv_record_writer_cfg {
 	const char *path;		/* the live file; rotated parts are path.1 (newest) .. path.keep */
@@ -422,6 +428,10 @@ struct sv_record_writer_cfg {
  * -ENOMEM). On failure a file created here is removed; a path that existed (a device, a symlink) is left.
  */
 int sv_record_writer_open(struct sv_record_writer **w, const struct sv_record_writer_cfg *cfg);
+
+/* The tools' record_size_mib / record_keep into @cfg (rotate_bytes, rotate_keep). 0, or -EINVAL when
+ * @keep is not SV_REC_KEEP_SYNTAX (@cfg unchanged). */
+int sv_record_cfg_rotation(struct sv_record_writer_cfg *cfg, uint32_t size_mib, const char *keep);
 
 /* Defines (or redefines) stream @s->stream. Kept in the writer's table and repeated at the start of
  * every later part. Returns 0, -EINVAL (index >= SV_REC_MAX_STREAMS, svid empty or > 129 octets or not

@@ -199,8 +199,7 @@ static int resolve(struct svpub_config *c, struct sv_cfg_error *err, const char 
 
 		if (sv_record_parse_keep(c->record_keep, &keep)) {
 			snprintf(err->path, sizeof(err->path), "record_keep");
-			snprintf(err->msg, sizeof(err->msg), "'%s' is not a number of parts (0..%u) or all",
-				 c->record_keep, SV_REC_KEEP_MAX);
+			snprintf(err->msg, sizeof(err->msg), "'%s' is not " SV_REC_KEEP_SYNTAX, c->record_keep);
 			snprintf(err->text, sizeof(err->text), "%s: %s", err->path, err->msg);
 			*bad = c->record_keep;
 			return -EINVAL;

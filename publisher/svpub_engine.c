@@ -694,12 +694,11 @@ int svpub_create(struct svpub **pp, const struct svpub_config *c)
 			.tool = "svpub",
 			.clock = p->clock,
 			.phc_index = -1,
-			.rotate_bytes = (uint64_t)c->record_size_mib << 20,
-			.rotate_keep = SV_REC_KEEP_ALL,
 		};
 
-		sv_record_parse_keep(c->record_keep, &rc.rotate_keep); /* checked with the configuration */
-		err = sv_record_writer_open(&p->rec, &rc);
+		err = sv_record_cfg_rotation(&rc, c->record_size_mib, c->record_keep);
+		if (!err)
+			err = sv_record_writer_open(&p->rec, &rc);
 		if (err) {
 			sv_err("record %s: %s", c->record, strerror(-err));
 			goto out_free;

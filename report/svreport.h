@@ -31,7 +31,6 @@
 #include "sv_stats.h"
 
 #define SVR_MAX_FILES 64
-#define SVR_MAX_PARTS 100000	/* parts of one rotated run read as one file */
 #define SVR_MAX_GUESTS 8		/* guests per report (join entries hold 4 points per guest) */
 #define SVR_MAX_STREAMS 256		/* distinct svIDs per report */
 #define SVR_NPOINTS SV_POINT_COUNT	/* Ts..T4 */

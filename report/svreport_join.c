@@ -435,11 +435,13 @@ static int check_twice(struct svr *r, struct fileio *f, const struct sv_rec_file
 	return 0;
 }
 
+#define SVR_MAX_PARTS 100000	/* parts of one rotated run read as one file */
+
 /* Which run and part a record file is (its header), or the open error. */
 struct rec_id {
 	uint64_t run_id;
 	uint32_t part;
-	char tool[16], host[64];
+	char tool[16], host[64];	/* as svr_file_info's */
 };
 
 static int rec_id_of(const char *path, struct rec_id *id)
@@ -478,7 +480,7 @@ static int find_parts(struct fileio *f, const char *path, const struct sv_rec_fi
 		p[n] = malloc(len);
 		if (!p[n])
 			goto nomem;
-		snprintf(p[n], len, "%s.%u", path, k);
+		sv_record_part_path(p[n], len, path, k);
 		if (rec_id_of(p[n], &id) || id.run_id != h->run_id || id.part != h->part - k ||
 		    strcmp(id.tool, f->info.tool) || strcmp(id.host, f->info.host)) {
 			free(p[n]);

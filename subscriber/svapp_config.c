@@ -96,7 +96,7 @@ static int check_zero_auto(const struct svsub_file_config *c, const char **key, 
 	uint32_t keep;
 
 	if (sv_record_parse_keep(c->record_keep, &keep)) {
-		snprintf(msg, size, "'%s' is not a number of parts (0..%u) or all", c->record_keep, SV_REC_KEEP_MAX);
+		snprintf(msg, size, "'%s' is not " SV_REC_KEEP_SYNTAX, c->record_keep);
 		*key = "record_keep";
 		return -EINVAL;
 	}

@@ -20,7 +20,6 @@
 #include "sv_json.h"
 #include "sv_log.h"
 #include "sv_pcap.h"
-#include "sv_record.h"
 #include "svsub_proc.h"
 #include "svsub_rec.h"
 #include "svsub_summary.h"
@@ -679,12 +678,11 @@ int main(int argc, char **argv)
 			/* T4: the pipeline (tracking, statistics, the application if any) is done with the
 			 * sample; live only, on the receive clock */
 			.app_points = o.interface != NULL,
-			/* checked with the configuration (svsub_config_set_opt / _check) */
-			.rotate_bytes = (uint64_t)file_cfg.record_size_mib << 20,
-			.rotate_keep = SV_REC_KEEP_ALL,
+			/* record_keep checked with the configuration (svsub_config_set_opt / _check) */
+			.record_size_mib = file_cfg.record_size_mib,
+			.record_keep = file_cfg.record_keep,
 		};
 
-		sv_record_parse_keep(file_cfg.record_keep, &rc.rotate_keep);
 		err = svsub_rec_open(&rec, &rc);
 		if (err) {
 			fprintf(stderr, PROG ": --record %s: %s\n", o.record, strerror(-err));

@@ -23,12 +23,13 @@ int svsub_rec_open(struct svsub_rec **out, const struct svsub_rec_cfg *cfg)
 		.path = cfg->path,
 		.tool = "svsub",
 		.clock = cfg->clock,
-		.rotate_bytes = cfg->rotate_bytes,
-		.rotate_keep = cfg->rotate_keep,
 	};
 	struct svsub_rec *r;
 	int err;
 
+	err = sv_record_cfg_rotation(&wc, cfg->record_size_mib, cfg->record_keep ? cfg->record_keep : "all");
+	if (err)
+		return err;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;

@@ -24,12 +24,12 @@ struct svsub_rec_cfg {
 	enum sv_clock_id clock;	    /* clock of the receive timestamps (TAI live, the capture's offline) */
 	uint8_t rx_ts_src;	    /* enum sv_ts_source of the receive timestamps */
 	uint32_t ifindex;	    /* receiving interface (0 offline) */
-	uint64_t rotate_bytes;	    /* 0: never */
-	uint32_t rotate_keep;
+	uint32_t record_size_mib;   /* a new part every N MiB, 0 never (sv_record_cfg_rotation) */
+	const char *record_keep;    /* rotated parts kept: SV_REC_KEEP_SYNTAX; NULL = all */
 	bool app_points;	    /* write T4 events (an application is attached) */
 };
 
-/* Opens the writer. Returns 0, or -errno from sv_record_writer_open(). */
+/* Opens the writer. Returns 0, -EINVAL (record_keep), or -errno from sv_record_writer_open(). */
 int svsub_rec_open(struct svsub_rec **r, const struct svsub_rec_cfg *cfg);
 
 /*
