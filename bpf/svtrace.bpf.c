@@ -211,27 +211,38 @@ struct {
 	__type(value, __u64);
 } track_claim SEC(".maps");
 
-static __always_inline __u64 claim_word(__u64 skb, __u32 epoch)
-{
-	return (skb & SVTRACE_CLAIM_TAG_MASK) | ((__u64)(epoch & 127) << SVTRACE_CLAIM_EPOCH_SHIFT);
-}
+/* Each slot's release word (svtrace.h): the claim word of the copy its free released. Written by the
+ * frees only (and user space's timeout scan), so its lines stay with the consumers' CPUs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 32768);		/* = track's */
+	__type(key, __u32);
+	__type(value, __u64);
+} track_rel SEC(".maps");
+
+#define claim_word svtrace_claim_word
 
 static __always_inline __u32 claim_epoch(__u64 c)
 {
 	return (__u32)(c >> SVTRACE_CLAIM_EPOCH_SHIFT);
 }
 
-/* Slot @t, whose claim word reads @c, may be claimed for @skb at @now (svtrace.h): never claimed, last
- * claimed by this very address (its copy was freed: the address is live again), or holding another
- * address's copy that was released or is stale. Held, or its owner's stores not visible yet: no. */
-static __always_inline bool claim_free(__u64 c, const struct sv_track *t, __u64 skb, __u64 now)
+/* The claim word of the copy slot @t holds. */
+static __always_inline __u64 track_word(const struct sv_track *t)
 {
-	__u16 st = t->state;
+	return claim_word(t->skb, t->state >> 1);
+}
 
+/* Slot @t, whose claim word reads @c and release word @rel, may be claimed for @skb at @now
+ * (svtrace.h): never claimed, last claimed by this very address (its copy was freed: the address is
+ * live again), or holding another address's copy that was released or is stale. Held, or its owner's
+ * stores not visible yet: no. */
+static __always_inline bool claim_free(__u64 c, const struct sv_track *t, const __u64 *rel, __u64 skb, __u64 now)
+{
 	if (!c || (c & SVTRACE_CLAIM_TAG_MASK) == (skb & SVTRACE_CLAIM_TAG_MASK))
 		return true;
-	return (t->skb & SVTRACE_CLAIM_TAG_MASK) == (c & SVTRACE_CLAIM_TAG_MASK) && (st >> 1) == claim_epoch(c) &&
-	       ((st & SVTRACE_TRACK_RELEASED) || now - t->t2a_ns > stale_ns);
+	return track_word(t) == c && (*rel == c || now - t->t2a_ns > stale_ns);
 }
 
 /* The fallback when a copy's slot is held by another live skb (counted): a plain preallocated hash.
@@ -335,25 +346,51 @@ static __always_inline __u32 track_idx(__u64 skb)
 	return (__u32)(skb >> 8) & (__u32)track_mask;
 }
 
-/* The frame copy tracked for @skb, or NULL. */
+/* The frame copy tracked for @skb, or NULL. The slot first (its address compared), its release word
+ * only then: an untracked free reads one line. */
 static __always_inline struct sv_track *track_find(__u64 skb)
 {
 	__u32 i = track_idx(skb);
 	struct sv_track *t = bpf_map_lookup_elem(&track, &i);
+	__u64 *rel;
 
-	if (t && t->skb == skb && !(t->state & SVTRACE_TRACK_RELEASED))
+	if (t && t->skb == skb) {
+		rel = bpf_map_lookup_elem(&track_rel, &i);
+		if (rel && *rel != track_word(t))
+			return t;
+	}
+	if (!tracked_live)
+		return NULL;
+	return bpf_map_lookup_elem(&tracked, &skb);
+}
+
+/* The slot T2a just filled for @skb on this CPU (the guest-side receive, in the same softirq): the
+ * address compared, the release word not read (its line is the consumers'). A slot whose copy was
+ * released already only gets receive fields no one reads (the next claim writes the whole slot). */
+static __always_inline struct sv_track *track_recent(__u64 skb)
+{
+	__u32 i = track_idx(skb);
+	struct sv_track *t = bpf_map_lookup_elem(&track, &i);
+
+	if (t && t->skb == skb)
 		return t;
 	if (!tracked_live)
 		return NULL;
 	return bpf_map_lookup_elem(&tracked, &skb);
 }
 
-/* Releases @t (found by track_find for @skb): the array slot's state (its claim stays: svtrace.h), or
- * the fallback's entry (whose tag field is 0: the hash is keyed by the address). */
+/* Releases @t (found by track_find for @skb): the slot's release word (its line and claim untouched:
+ * svtrace.h), or the fallback's entry (whose tag field is 0: the hash is keyed by the address). */
 static __always_inline void track_release(struct sv_track *t, __u64 skb)
 {
+	__u32 i;
+	__u64 *rel;
+
 	if (t->skb == skb) {
-		t->state |= SVTRACE_TRACK_RELEASED;
+		i = track_idx(skb);
+		rel = bpf_map_lookup_elem(&track_rel, &i);
+		if (rel)
+			*rel = track_word(t);
 		return;
 	}
 	if (!bpf_map_delete_elem(&tracked, &skb))
@@ -1016,7 +1053,7 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 		if (!hp)
 			return 0;
 		key = skb_key(hp, skb);
-		t = track_find(key);
+		t = track_recent(key);
 		if (t && !t->rx_tid && netns != port_netns[t->port & (SVTRACE_MAX_PORTS - 1)]) {
 			struct sv_feeder *f;
 
@@ -1110,7 +1147,7 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	struct svtrace_hlog_pos *hp;
 	struct sv_t1_cache *c;
 	__u32 ifindex, netns, bit, idx;
-	__u64 key, old, nc, *cl;
+	__u64 key, old, nc, *cl, *rel;
 	unsigned char *head, *data;
 
 	/* Non-SV traffic toward the guests leaves here (before any clock read or cache check: a recycled
@@ -1176,11 +1213,12 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	idx = track_idx(key);
 	cl = bpf_map_lookup_elem(&track_claim, &idx);
 	t = bpf_map_lookup_elem(&track, &idx);
-	if (!cl || !t)
+	rel = bpf_map_lookup_elem(&track_rel, &idx);
+	if (!cl || !t || !rel)
 		return 0;
 	old = *(volatile __u64 *)cl;
 	nc = claim_word(key, claim_epoch(old) + 1);
-	if (claim_free(old, t, key, tr.t2a_ns) && __sync_val_compare_and_swap(cl, old, nc) == old) {
+	if (claim_free(old, t, rel, key, tr.t2a_ns) && __sync_val_compare_and_swap(cl, old, nc) == old) {
 		tr.skb = key;
 		tr.state = (__u16)(claim_epoch(nc) << 1);
 		*t = tr;

@@ -109,7 +109,8 @@ struct tracer {
 	volatile uint64_t *incomplete;			/* its slots' "not complete" bits (mmap) */
 	size_t incomplete_bytes;
 	volatile struct svtrace_track *track;		/* "track", mmap()ed (timeout scan) */
-	size_t track_bytes;
+	uint64_t *track_rel;				/* "track_rel", mmap()ed (the scan's releases) */
+	size_t track_bytes, track_rel_bytes;
 	uint32_t track_n;
 	volatile struct svtrace_hist *hist;		/* in-BPF histograms, mmap()ed (NULL: --record) */
 	size_t hist_bytes;
@@ -1097,19 +1098,21 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 		to = from + t->track_n / 4;
 		t->scan_cursor = to >= t->track_n ? 0 : to;
 	}
-	/* The direct-mapped array, through mmap: a live copy (svtrace.h) is released by a
-	 * compare-and-exchange of its state, so a new claim of the slot racing with the scan wins. */
+	/* The direct-mapped array, through mmap: a live copy (svtrace.h: its release word is not its
+	 * claim word) is released by a compare-and-exchange of the release word, so a free racing with
+	 * the scan wins (a new claim of the slot changes the slot, caught by the copy's check). */
 	for (uint32_t i = from; t->track && i < to; i++) {
 		volatile struct svtrace_track *v = &t->track[i];
-		uint64_t skb = v->skb;
+		uint64_t skb = v->skb, rel = t->track_rel[i], cw;
 		uint16_t st = v->state;
 
-		if (!skb || (st & SVTRACE_TRACK_RELEASED))
+		cw = svtrace_claim_word(skb, st >> 1);
+		if (!skb || rel == cw)
 			continue;
 		memcpy(&tp, (const void *)v, sizeof(tp));
 		if (tp.skb != skb || tp.state != st || (!all && !copy_expired(t, &tp, now)))
 			continue;
-		if (!__sync_bool_compare_and_swap(&v->state, st, st | SVTRACE_TRACK_RELEASED))
+		if (!__sync_bool_compare_and_swap(&t->track_rel[i], rel, cw))
 			continue;
 		track_missing(t, &tp, copy_fate(t, &tp, now));
 	}
@@ -1649,8 +1652,9 @@ static int maps_mmap(struct tracer *t)
 	struct svtrace_bpf *sk = t->skel;
 
 	t->track = map_mmap(sk->maps.track, &t->track_bytes);
+	t->track_rel = map_mmap(sk->maps.track_rel, &t->track_rel_bytes);
 	t->incomplete = map_mmap(sk->maps.incomplete, &t->incomplete_bytes);
-	if (!t->track || !t->incomplete)
+	if (!t->track || !t->track_rel || !t->incomplete)
 		return -errno;
 	if (t->o.record)
 		return 0;
@@ -1674,6 +1678,9 @@ static void maps_unmap(struct tracer *t)
 {
 	if (t->track)
 		munmap((void *)t->track, t->track_bytes);
+	if (t->track_rel)
+		munmap(t->track_rel, t->track_rel_bytes);
+	t->track_rel = NULL;
 	if (t->incomplete)
 		munmap((void *)t->incomplete, t->incomplete_bytes);
 	t->incomplete = NULL;
@@ -1773,6 +1780,7 @@ static int open_and_load(struct tracer *t)
 			t->track_n <<= 1;
 		bpf_map__set_max_entries(sk->maps.track, t->track_n);
 		bpf_map__set_max_entries(sk->maps.track_claim, t->track_n);
+		bpf_map__set_max_entries(sk->maps.track_rel, t->track_n);
 		sk->rodata->track_mask = t->track_n - 1;
 		bpf_map__set_max_entries(sk->maps.tracked, t->track_n / 8);
 		/* Histograms per (stream, egress port, hop); --record: every copy is an event (records are

@@ -160,13 +160,15 @@ struct svtrace_inflight {
  * 57-63 set) and an epoch in bits 57-63 that every claim advances, taken by compare-and-exchange (a
  * line that stays with the forwarding CPU). T2a then fills the slot with plain stores: skb = the
  * owner's address, state = its claim's epoch << 1. The free (on the consumer's CPU) reads the slot and
- * releases it by setting SVTRACE_TRACK_RELEASED in state, never touching the claim: the slot's line
- * crosses CPUs once per copy (T2a -> free), and the next claim neither waits for it nor reads it. A
- * slot held by another address may be claimed only when it holds that owner's copy (same address and
- * epoch as its claim word) and the copy was released, or is stale. User space's timeout scan releases
- * through mmap with a compare-and-exchange of state. 64 octets, one cache line. The guest-side
- * receiver's name lives in its feeder slot, its holder's in the holders' names by pid (they matter only
- * for late frames).
+ * releases it by writing that claim word (svtrace_claim_word) to the slot's word in "track_rel",
+ * touching neither the slot nor the claim: only the free's CPUs write "track_rel", so the slot's line
+ * crosses CPUs once per copy (T2a -> free, read) and goes back only as the next claim's invalidation,
+ * not as a transfer of a line the free modified. A slot is released when its "track_rel" word equals
+ * its claim word. A slot held by another address may be claimed only when it holds that owner's copy
+ * (same address and epoch as its claim word) and the copy was released, or is stale. User space's
+ * timeout scan releases through mmap with a compare-and-exchange of the release word. 64 octets, one
+ * cache line. The guest-side receiver's name lives in its feeder slot, its holder's in the holders'
+ * names by pid (they matter only for late frames).
  */
 struct svtrace_track {
 	__u64 skb;
@@ -179,12 +181,17 @@ struct svtrace_track {
 	__u32 rx_tid;		/* guest-side receiver (0 none); the rx_* below valid only then */
 	__u32 rx_wait_ns, rx_holder_pid;
 	__u8 rx_holder_policy, rx_holder_prio;
-	__u16 state;		/* claim epoch << 1 | SVTRACE_TRACK_RELEASED */
+	__u16 state;		/* claim epoch << 1 */
 };
 
-#define SVTRACE_TRACK_RELEASED 0x1u
 #define SVTRACE_CLAIM_TAG_MASK ((1ull << 57) - 1)	/* the owner's address bits in a claim word */
 #define SVTRACE_CLAIM_EPOCH_SHIFT 57
+
+/* The claim word of address @skb at claim epoch @epoch (7 bits: a slot's state >> 1). */
+static inline __u64 svtrace_claim_word(__u64 skb, __u32 epoch)
+{
+	return (skb & SVTRACE_CLAIM_TAG_MASK) | ((__u64)(epoch & 127) << SVTRACE_CLAIM_EPOCH_SHIFT);
+}
 
 #define SVTRACE_TRACK_SIZE 64
 

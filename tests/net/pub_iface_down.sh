@@ -70,6 +70,7 @@ PY
 
 	# down, up, deleted while publishing
 	if [ $CAPTURE = 1 ]; then
+		: >"$TMP/$be.dumpcap.err"
 		ip netns exec "$NS" dumpcap -q -i db$$ -B 16 -s 128 -f "ether proto 0x88ba or vlan" -w "$TMP/$be.pcap" \
 			2>"$TMP/$be.dumpcap.err" &
 		CAP_PID=$!

@@ -37,6 +37,7 @@ ip -n "$NS" link add pa$$ type veth peer name pb$$ || { echo "SKIP: cannot creat
 ip -n "$NS" link set pa$$ up
 ip -n "$NS" link set pb$$ up
 capture_start() { # FILE
+	: >"$TMP/dumpcap.err"	# emptied before the start: wait_ready.sh
 	ip netns exec "$NS" dumpcap -q -i pb$$ -B 64 -s 256 -f "ether proto 0x88ba or vlan" -w "$1" \
 		2>"$TMP/dumpcap.err" &
 	CAP_PID=$!

@@ -36,6 +36,7 @@ veth_pair an
 live() {
 	local file=$1 tag=$2 rc
 	"$SVSUB" --read "$file" --json >"$T/$tag.read.json" 2>/dev/null || fail "svsub --read $file"
+	: >"$T/sub.err"	# emptied before the start: wait_ready.sh
 	ip netns exec "$NB" "$SVSUB" -i b0 --backend "$BACKEND" --json >"$T/$tag.live.json" 2>"$T/sub.err" &
 	SUBPID=$!
 	wait_ready "$T/sub.err" receiving "$SUBPID" || fail "svsub did not start"

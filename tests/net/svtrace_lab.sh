@@ -60,6 +60,7 @@ trace_start() {	# seconds (0: until a signal) extra-args...
 	local secs=$1
 	shift
 	[ "$secs" = 0 ] || set -- --duration "$secs" "$@"
+	: >"$TMP/trace.err"	# emptied here, not by the child's redirection: wait_ready.sh
 	"$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p,vm2p --json "$@" \
 		>"$TMP/trace.json" 2>"$TMP/trace.err" &
 	TRACE_PID=$!
@@ -375,6 +376,7 @@ errors)
 	fi
 	# an egress port that goes away during the run (renamed away) and does not come back: said on stderr
 	# and listed in the summary, the run goes on (the phase restart: one that comes back)
+	: >"$TMP/gone.err"
 	"$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p,vm2p --duration 4 --json >"$TMP/gone.json" 2>"$TMP/gone.err" &
 	pid=$!
 	wait_ready "$TMP/gone.err" tracing $pid || fail "svtrace did not start: $(tail -3 "$TMP/gone.err")"
