@@ -1368,10 +1368,7 @@ static __always_inline bool hlog_add(struct svtrace_hlog_pos *hp, __u32 port, __
 	e = bpf_map_lookup_elem(&hlog, &i);
 	if (!e)
 		return false;
-	e->d1 = has_t1 ? (__u32)d1 : SVTRACE_HLOG_NO_T1;
-	e->d2 = (__u32)d2;
-	e->stream = (__u16)stream;
-	e->port = (__u8)port;
+	e->w = svtrace_hent_pack(has_t1 ? (__u32)d1 : SVTRACE_HLOG_NO_T1, (__u32)d2, port, stream);
 	/* Publish: the entry's stores before the head's. x86 keeps stores in order (a compiler barrier is
 	 * enough); elsewhere an exchange, which BPF orders fully. */
 #if defined(__TARGET_ARCH_x86)
@@ -1401,7 +1398,8 @@ static __always_inline bool hists_add(struct svtrace_hlog_pos *hp, const struct 
 		return false;
 	if (t->t1_ns && (d1 >= SVTRACE_HIST_LIMIT_NS || d12 >= SVTRACE_HIST_LIMIT_NS))
 		return false;
-	if (hlog_mask && hlog_add(hp, p, s, d1, d2, t->t1_ns != 0))
+	if (hlog_mask && d2 < SVTRACE_HLOG_LIMIT_NS && (!t->t1_ns || d1 < SVTRACE_HLOG_LIMIT_NS) &&
+	    hlog_add(hp, p, s, d1, d2, t->t1_ns != 0))
 		return true;
 	if (t->t1_ns) {
 		hist_add(p, 0, s, d1);

@@ -1019,33 +1019,40 @@ static int handle_event(void *ctx, void *data, size_t size)
 
 static void scan_inflight(struct tracer *t, int64_t now, bool all)
 {
-	if (!t->inflight)
+	if (!t->inflight || !t->incomplete)
 		return;
+	/* Only the slots whose bit in "incomplete" is set (a frame still waiting for a port): a frame that
+	 * reached every port needs nothing, and reading all of a stream's slots every pass pulled ~4000
+	 * lines a second from the CPU that writes them (which then had to take them back). */
 	for (uint32_t id = 0; id < t->nids; id++) {
-		for (uint32_t j = 0; j < SVTRACE_INFLIGHT_SLOTS; j++) {
-			uint32_t i = id * SVTRACE_INFLIGHT_SLOTS + j;	/* slot, and bit in "incomplete" */
-			volatile struct svtrace_inflight *v = &t->inflight[i];
-			struct svtrace_copy e = { 0 };
-			uint64_t t1 = v->t1_ns;
-			uint32_t miss;
+		for (uint32_t wi = 0; wi < SVTRACE_INFLIGHT_SLOTS / 64; wi++) {
+			uint32_t base = id * SVTRACE_INFLIGHT_SLOTS + wi * 64;
+			uint64_t bits = __atomic_load_n(&t->incomplete[base / 64], __ATOMIC_RELAXED);
 
-			if (!t1 || (!all && now - (int64_t)t1 <= t->o.timeout_ns))
-				continue;
-			miss = t->all_ports & ~(v->seen | v->predrop);
-			e.flags = v->seen ? 0 : SVTRACE_F_T1_FIRST;
-			e.smpcnt = v->smpcnt;
-			e.tid1 = v->tid1;
-			e.cpu1 = v->cpu1;
-			v->t1_ns = 0;	/* free the slot (BPF may race: at worst one frame loses its T1) */
-			if (t->incomplete)
+			for (; bits; bits &= bits - 1) {
+				uint32_t i = base + (uint32_t)__builtin_ctzll(bits);	/* slot, and bit in "incomplete" */
+				volatile struct svtrace_inflight *v = &t->inflight[i];
+				struct svtrace_copy e = { 0 };
+				uint64_t t1 = v->t1_ns;
+				uint32_t miss;
+
+				if (!t1 || (!all && now - (int64_t)t1 <= t->o.timeout_ns))
+					continue;
+				miss = t->all_ports & ~(v->seen | v->predrop);
+				e.flags = v->seen ? 0 : SVTRACE_F_T1_FIRST;
+				e.smpcnt = v->smpcnt;
+				e.tid1 = v->tid1;
+				e.cpu1 = v->cpu1;
+				v->t1_ns = 0;	/* free the slot (BPF may race: at worst one frame loses its T1) */
 				__atomic_fetch_and(&t->incomplete[i / 64], ~(1ull << (i & 63)), __ATOMIC_RELAXED);
-			if (!miss)
-				continue;
-			e.type = SVTRACE_EV_MISSING;
-			e.stream = id;
-			e.reason = miss;
-			e.t1_ns = t1;
-			copy_account(t, &e, SVTRACE_COPY_MISSING_T2A, NULL, NULL, 0);
+				if (!miss)
+					continue;
+				e.type = SVTRACE_EV_MISSING;
+				e.stream = id;
+				e.reason = miss;
+				e.t1_ns = t1;
+				copy_account(t, &e, SVTRACE_COPY_MISSING_T2A, NULL, NULL, 0);
+			}
 		}
 	}
 }
@@ -1215,10 +1222,9 @@ static void hlog_drain(struct tracer *t)
 		uint64_t head = __atomic_load_n(&hp->head, __ATOMIC_ACQUIRE), tail = hp->tail;
 
 		for (; tail < head; tail++) {
-			const volatile struct svtrace_hent *e =
-				&t->hlog[(size_t)cpu * t->o.log_entries + (tail & (t->o.log_entries - 1))];
-			uint32_t d1 = e->d1, d2 = e->d2, p = e->port;
-			struct tstream *s = stream_of(t, e->stream);
+			uint64_t w = t->hlog[(size_t)cpu * t->o.log_entries + (tail & (t->o.log_entries - 1))].w;
+			uint32_t d1 = svtrace_hent_d1(w), d2 = svtrace_hent_d2(w), p = svtrace_hent_port(w);
+			struct tstream *s = stream_of(t, svtrace_hent_stream(w));
 			struct hstage *st;
 
 			if (!s) {

@@ -76,15 +76,49 @@
  * space's line). A full ring (user space held off for longer than the ring lasts) is not a loss: the
  * copy then goes into the in-BPF histograms below (SVTRACE_CNT_AGGREGATED).
  */
-#define SVTRACE_HLOG_ENTRIES 16384	/* per CPU, a power of two: 256 KiB, ~70 ms of 14400 x 16 copies */
-#define SVTRACE_HLOG_NO_T1 0xffffffffu	/* d1 when the copy had no T1 */
+#define SVTRACE_HLOG_ENTRIES 16384	/* per CPU, a power of two: 128 KiB, ~70 ms of 14400 x 16 copies */
+
+/*
+ * An entry is one word (8 octets: 8 copies a line, half the lines crossing to user space of two 32-bit
+ * hops and a stream id): d1 = T1 -> T2a in ns (bits 0-25; SVTRACE_HLOG_NO_T1 when the copy had no T1),
+ * d2 = T2a -> T2b (bits 26-51; T1 -> T2b = d1 + d2), the egress port 1.. (bits 52-55) and the BPF stream
+ * id (bits 56-63). A hop of SVTRACE_HLOG_LIMIT_NS (67 ms) or more does not fit: that copy goes into the
+ * in-BPF histograms (such a copy is late, an event, unless late detection is off).
+ */
+#define SVTRACE_HLOG_D_BITS 26
+#define SVTRACE_HLOG_LIMIT_NS ((1u << SVTRACE_HLOG_D_BITS) - 1)	/* hops below it fit */
+#define SVTRACE_HLOG_NO_T1 SVTRACE_HLOG_LIMIT_NS			/* d1 when the copy had no T1 */
 
 struct svtrace_hent {
-	__u32 d1;		/* T1 -> T2a in ns, or SVTRACE_HLOG_NO_T1 */
-	__u32 d2;		/* T2a -> T2b in ns (T1 -> T2b = d1 + d2) */
-	__u16 stream;		/* BPF stream id */
-	__u8 port, pad[5];	/* egress port 1.. */
+	__u64 w;
 };
+
+_Static_assert(SVTRACE_MAX_PORTS <= 16 && SVTRACE_MAX_STREAMS <= 256, "hop log entry fields");
+
+static inline __u64 svtrace_hent_pack(__u32 d1, __u32 d2, __u32 port, __u32 stream)
+{
+	return (__u64)d1 | (__u64)d2 << SVTRACE_HLOG_D_BITS | (__u64)(port & 15) << 52 | (__u64)(stream & 255) << 56;
+}
+
+static inline __u32 svtrace_hent_d1(__u64 w)
+{
+	return (__u32)(w & SVTRACE_HLOG_LIMIT_NS);
+}
+
+static inline __u32 svtrace_hent_d2(__u64 w)
+{
+	return (__u32)(w >> SVTRACE_HLOG_D_BITS) & SVTRACE_HLOG_LIMIT_NS;
+}
+
+static inline __u32 svtrace_hent_port(__u64 w)
+{
+	return (__u32)(w >> 52) & 15;
+}
+
+static inline __u32 svtrace_hent_stream(__u64 w)
+{
+	return (__u32)(w >> 56);
+}
 
 struct svtrace_hlog_pos {
 	__u64 head;		/* next entry the producer writes (written by BPF only) */

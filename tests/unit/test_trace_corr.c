@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "svtrace.h"
 #include "svtrace_corr.h"
 
 #define US 1000LL
@@ -590,9 +591,38 @@ static void test_late_clipped_and_in_flight(void **state)
 	svtrace_corr_free(c);
 }
 
+/* The hop log's one-word entry (svtrace.h): every field at its extremes comes back whole, none spills into
+ * another, and a hop at the limit does not fit (the producer sends such a copy elsewhere). */
+static void test_hop_log_entry(void **state)
+{
+	static const uint32_t d[] = { 0, 1, 999, 123456, SVTRACE_HLOG_LIMIT_NS - 1 };
+	uint64_t w;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		for (size_t j = 0; j < sizeof(d) / sizeof(d[0]); j++)
+			for (uint32_t port = 1; port < SVTRACE_MAX_PORTS; port += 7)
+				for (uint32_t stream = 0; stream < SVTRACE_MAX_STREAMS; stream += 85) {
+					w = svtrace_hent_pack(d[i], d[j], port, stream);
+					assert_int_equal(svtrace_hent_d1(w), d[i]);
+					assert_int_equal(svtrace_hent_d2(w), d[j]);
+					assert_int_equal(svtrace_hent_port(w), port);
+					assert_int_equal(svtrace_hent_stream(w), stream);
+				}
+	w = svtrace_hent_pack(SVTRACE_HLOG_NO_T1, SVTRACE_HLOG_LIMIT_NS - 1, SVTRACE_MAX_PORTS - 1,
+			      SVTRACE_MAX_STREAMS - 1);
+	assert_int_equal(svtrace_hent_d1(w), SVTRACE_HLOG_NO_T1);
+	assert_int_equal(svtrace_hent_d2(w), SVTRACE_HLOG_LIMIT_NS - 1);
+	assert_int_equal(svtrace_hent_port(w), SVTRACE_MAX_PORTS - 1);
+	assert_int_equal(svtrace_hent_stream(w), SVTRACE_MAX_STREAMS - 1);
+	/* the limit: 67 ms, above any SV deadline and below the histograms' own */
+	assert_true(SVTRACE_HLOG_LIMIT_NS > 60000000u && SVTRACE_HLOG_LIMIT_NS < SVTRACE_HIST_LIMIT_NS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hop_log_entry),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_bounded_and_timeout),
 		cmocka_unit_test(test_errors),
