@@ -346,27 +346,9 @@ static __always_inline __u32 track_idx(__u64 skb)
 	return (__u32)(skb >> 8) & (__u32)track_mask;
 }
 
-/* The frame copy tracked for @skb, or NULL. The slot first (its address compared), its release word
- * only then: an untracked free reads one line. */
-static __always_inline struct sv_track *track_find(__u64 skb)
-{
-	__u32 i = track_idx(skb);
-	struct sv_track *t = bpf_map_lookup_elem(&track, &i);
-	__u64 *rel;
-
-	if (t && t->skb == skb) {
-		rel = bpf_map_lookup_elem(&track_rel, &i);
-		if (rel && *rel != track_word(t))
-			return t;
-	}
-	if (!tracked_live)
-		return NULL;
-	return bpf_map_lookup_elem(&tracked, &skb);
-}
-
-/* The slot T2a just filled for @skb on this CPU (the guest-side receive, in the same softirq): the
- * address compared, the release word not read (its line is the consumers'). A slot whose copy was
- * released already only gets receive fields no one reads (the next claim writes the whole slot). */
+/* The slot T2a filled for @skb, or the fallback's entry, or NULL: the address compared, the release word
+ * not read (the guest-side receive, in T2a's softirq: the copy cannot have been freed yet, and a slot
+ * released already only gets receive fields no one reads; the next claim writes the whole slot). */
 static __always_inline struct sv_track *track_recent(__u64 skb)
 {
 	__u32 i = track_idx(skb);
@@ -377,6 +359,22 @@ static __always_inline struct sv_track *track_recent(__u64 skb)
 	if (!tracked_live)
 		return NULL;
 	return bpf_map_lookup_elem(&tracked, &skb);
+}
+
+/* The frame copy tracked for @skb and not released yet, or NULL. The slot first (its address
+ * compared), its release word only then: an untracked free reads one line. */
+static __always_inline struct sv_track *track_find(__u64 skb)
+{
+	struct sv_track *t = track_recent(skb);
+	__u32 i = track_idx(skb);
+	__u64 *rel;
+
+	if (!t || t->skb != skb)	/* none, or the fallback's entry (its tag field is 0) */
+		return t;
+	rel = bpf_map_lookup_elem(&track_rel, &i);
+	if (rel && *rel != track_word(t))
+		return t;
+	return tracked_live ? bpf_map_lookup_elem(&tracked, &skb) : NULL;
 }
 
 /* Releases @t (found by track_find for @skb): the slot's release word (its line and claim untouched:
