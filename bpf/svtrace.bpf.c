@@ -221,8 +221,6 @@ struct {
 	__type(value, __u64);
 } track_rel SEC(".maps");
 
-#define claim_word svtrace_claim_word
-
 static __always_inline __u32 claim_epoch(__u64 c)
 {
 	return (__u32)(c >> SVTRACE_CLAIM_EPOCH_SHIFT);
@@ -231,7 +229,7 @@ static __always_inline __u32 claim_epoch(__u64 c)
 /* The claim word of the copy slot @t holds. */
 static __always_inline __u64 track_word(const struct sv_track *t)
 {
-	return claim_word(t->skb, t->state >> 1);
+	return svtrace_claim_word(t->skb, t->state);
 }
 
 /* Slot @t, whose claim word reads @c and release word @rel, may be claimed for @skb at @now
@@ -1215,10 +1213,10 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	if (!cl || !t || !rel)
 		return 0;
 	old = *(volatile __u64 *)cl;
-	nc = claim_word(key, claim_epoch(old) + 1);
+	nc = svtrace_claim_word(key, claim_epoch(old) + 1);
 	if (claim_free(old, t, rel, key, tr.t2a_ns) && __sync_val_compare_and_swap(cl, old, nc) == old) {
 		tr.skb = key;
-		tr.state = (__u16)(claim_epoch(nc) << 1);
+		tr.state = (__u16)claim_epoch(nc);
 		*t = tr;
 		return 0;
 	}

@@ -1110,11 +1110,14 @@ static void scan_tracked(struct tracer *t, int64_t now, bool all)
 	 * the scan wins (a new claim of the slot changes the slot, caught by the copy's check). */
 	for (uint32_t i = from; t->track && i < to; i++) {
 		volatile struct svtrace_track *v = &t->track[i];
-		uint64_t skb = v->skb, rel = t->track_rel[i], cw;
+		uint64_t skb = v->skb, rel, cw;
 		uint16_t st = v->state;
 
-		cw = svtrace_claim_word(skb, st >> 1);
-		if (!skb || rel == cw)
+		if (!skb)	/* never claimed: its release word not read */
+			continue;
+		rel = t->track_rel[i];
+		cw = svtrace_claim_word(skb, st);
+		if (rel == cw)
 			continue;
 		memcpy(&tp, (const void *)v, sizeof(tp));
 		if (tp.skb != skb || tp.state != st || (!all && !copy_expired(t, &tp, now)))

@@ -193,7 +193,7 @@ struct svtrace_inflight {
  * "track_claim", which only T2a touches: the owner's address in bits 0-56 (kernel addresses have bits
  * 57-63 set) and an epoch in bits 57-63 that every claim advances, taken by compare-and-exchange (a
  * line that stays with the forwarding CPU). T2a then fills the slot with plain stores: skb = the
- * owner's address, state = its claim's epoch << 1. The free (on the consumer's CPU) reads the slot and
+ * owner's address, state = its claim's epoch. The free (on the consumer's CPU) reads the slot and
  * releases it by writing that claim word (svtrace_claim_word) to the slot's word in "track_rel",
  * touching neither the slot nor the claim: only the free's CPUs write "track_rel", so the slot's line
  * crosses CPUs once per copy (T2a -> free, read) and goes back only as the next claim's invalidation,
@@ -215,13 +215,13 @@ struct svtrace_track {
 	__u32 rx_tid;		/* guest-side receiver (0 none); the rx_* below valid only then */
 	__u32 rx_wait_ns, rx_holder_pid;
 	__u8 rx_holder_policy, rx_holder_prio;
-	__u16 state;		/* claim epoch << 1 */
+	__u16 state;		/* its claim's epoch */
 };
 
 #define SVTRACE_CLAIM_TAG_MASK ((1ull << 57) - 1)	/* the owner's address bits in a claim word */
 #define SVTRACE_CLAIM_EPOCH_SHIFT 57
 
-/* The claim word of address @skb at claim epoch @epoch (7 bits: a slot's state >> 1). */
+/* The claim word of address @skb at claim epoch @epoch (7 bits: a slot's state). */
 static inline __u64 svtrace_claim_word(__u64 skb, __u32 epoch)
 {
 	return (skb & SVTRACE_CLAIM_TAG_MASK) | ((__u64)(epoch & 127) << SVTRACE_CLAIM_EPOCH_SHIFT);
