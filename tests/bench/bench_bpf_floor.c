@@ -4,15 +4,19 @@
  * svtrace's cost per frame (trace.bench prints it beside trace_ns_per_frame). A thread calls getppid()
  * in a loop and measures its CPU time per call with raw_tp programs on raw_syscalls:sys_enter: an empty
  * program attached once and RUNS times (RUNS program runs a call), and programs that call
- * bpf_ktime_get_ns() or bpf_get_current_pid_tgid() CALLS times. Differences between attached cases only
- * (the first program on sys_enter also puts every syscall on its slow path: that is in all of them): a
- * run = (RUNS links - 1 link) / (RUNS - 1), a call = (CALLS calls - empty) / CALLS. The cases take turns in
+ * bpf_ktime_get_ns(), bpf_get_current_pid_tgid() or bpf_probe_read_kernel() (8 octets of the context)
+ * CALLS times. The probe read is how a script reads every kernel field (bpftrace, and svtrace's raw_tp
+ * fallback); svtrace's tp_btf programs load fields directly: where it is dear, the bpftrace baseline is
+ * dear. Differences between attached cases only (the first program on sys_enter also puts every syscall
+ * on its slow path: that is in all of them): a run = (RUNS links - 1 link) / (RUNS - 1), a call = (CALLS
+ * calls - empty) / CALLS. The cases take turns in
  * every round (the machine's drift hits them alike); the figures come from the medians. Programs are
  * loaded through bpf(2) directly (a few instructions: no object file, no libbpf).
  *
  *   bench_bpf_floor [ITERATIONS] [ROUNDS]          root (CAP_BPF, CAP_PERFMON)
  *
- * Prints: figure: bpf_run_empty_ns, bpf_ktime_call_ns, bpf_pid_call_ns (ns, one decimal).
+ * Prints: figure: bpf_run_empty_ns, bpf_ktime_call_ns, bpf_pid_call_ns, bpf_probe_read_call_ns (ns, one
+ * decimal).
  */
 #include <errno.h>
 #include <linux/bpf.h>
@@ -31,24 +35,45 @@
 #define RUNS 5			/* links of the empty program in the C_EMPTYN case */
 #define MAX_ROUNDS 101
 
-enum { C_EMPTY, C_EMPTYN, C_KTIME, C_PID, C_NR };
-static const char *const case_name[C_NR] = { "empty program", "empty program x 5",
-					     "20 x bpf_ktime_get_ns", "20 x bpf_get_current_pid_tgid" };
+enum { C_EMPTY, C_EMPTYN, C_KTIME, C_PID, C_PROBE, C_NR };
+static const char *const case_name[C_NR] = { "empty program", "empty program x 5", "20 x bpf_ktime_get_ns",
+					     "20 x bpf_get_current_pid_tgid", "20 x bpf_probe_read_kernel" };
 
 static long sys_bpf(int cmd, union bpf_attr *a)
 {
 	return syscall(__NR_bpf, cmd, a, sizeof(*a));
 }
 
-/* A raw_tp program: @helper called CALLS times (0: none), then return 0. */
+/* dst = src register */
+static struct bpf_insn mov_reg(int dst, int src)
+{
+	return (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = (uint8_t)dst, .src_reg = (uint8_t)src };
+}
+
+/* dst = dst + imm, or dst = imm (@op BPF_ADD / BPF_MOV) */
+static struct bpf_insn alu_imm(int op, int dst, int32_t imm)
+{
+	return (struct bpf_insn){ .code = (uint8_t)(BPF_ALU64 | op | BPF_K), .dst_reg = (uint8_t)dst, .imm = imm };
+}
+
+/* A raw_tp program: @helper called CALLS times (0: none), then return 0. bpf_probe_read_kernel reads the
+ * context's first 8 octets (a kernel address) to the stack. */
 static int prog_load(int helper, char *log, size_t log_len)
 {
-	struct bpf_insn insns[CALLS + 2];
+	struct bpf_insn insns[5 * CALLS + 3];
 	union bpf_attr a;
 	int n = 0;
 
 	memset(insns, 0, sizeof(insns));
+	if (helper == BPF_FUNC_probe_read_kernel)
+		insns[n++] = mov_reg(BPF_REG_6, BPF_REG_1);	/* r6 = ctx */
 	for (int i = 0; helper && i < CALLS; i++) {
+		if (helper == BPF_FUNC_probe_read_kernel) {
+			insns[n++] = mov_reg(BPF_REG_1, BPF_REG_10);	/* r1 = fp - 8, r2 = 8, r3 = ctx */
+			insns[n++] = alu_imm(BPF_ADD, BPF_REG_1, -8);
+			insns[n++] = alu_imm(BPF_MOV, BPF_REG_2, 8);
+			insns[n++] = mov_reg(BPF_REG_3, BPF_REG_6);
+		}
 		insns[n].code = BPF_JMP | BPF_CALL;
 		insns[n++].imm = helper;
 	}
@@ -89,11 +114,12 @@ static int64_t loop(int n)
 
 int main(int argc, char **argv)
 {
-	static char log[4096];
+	static char log[1 << 16];
 	static int64_t v[C_NR][MAX_ROUNDS];
-	const int helper[C_NR] = { 0, 0, BPF_FUNC_ktime_get_ns, BPF_FUNC_get_current_pid_tgid };
+	const int helper[C_NR] = { 0, 0, BPF_FUNC_ktime_get_ns, BPF_FUNC_get_current_pid_tgid,
+				   BPF_FUNC_probe_read_kernel };
 	int n = argc > 1 ? atoi(argv[1]) : 100000, rounds = argc > 2 ? atoi(argv[2]) : 31;
-	int prog[C_NR] = { -1, -1, -1, -1 };
+	int prog[C_NR];
 	double med[C_NR];
 
 	if (n < 1000 || rounds < 3 || rounds > MAX_ROUNDS) {
@@ -135,5 +161,6 @@ int main(int argc, char **argv)
 	printf("figure: bpf_run_empty_ns %.1f ns\n", (med[C_EMPTYN] - med[C_EMPTY]) / (RUNS - 1));
 	printf("figure: bpf_ktime_call_ns %.1f ns\n", (med[C_KTIME] - med[C_EMPTY]) / CALLS);
 	printf("figure: bpf_pid_call_ns %.1f ns\n", (med[C_PID] - med[C_EMPTY]) / CALLS);
+	printf("figure: bpf_probe_read_call_ns %.1f ns\n", (med[C_PROBE] - med[C_EMPTY]) / CALLS);
 	return 0;
 }
