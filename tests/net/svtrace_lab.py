@@ -7,6 +7,7 @@
                                                              destination MAC 01:0C:CD:04:00:k; prints the
                                                              number of frames sent per stream
   recv IF SECONDS                                            AF_PACKET receiver of 0x88BA; prints the count
+                                                             ("listening" on stderr once bound)
   recdump FILE                                               an svkit record file (docs/record-format.md) as
                                                              one JSON object: NAME records, SUMMARY records,
                                                              EVENT counts per (point, guest, flags, reason),
@@ -83,6 +84,7 @@ def recv(args):
     s.bind((ifname, ETH_P_SV))
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
     s.settimeout(0.2)
+    print("listening", file=sys.stderr, flush=True)
     n = 0
     end = time.monotonic() + seconds
     while time.monotonic() < end:

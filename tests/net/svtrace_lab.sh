@@ -51,9 +51,13 @@ send() {
 	fi
 }
 
-recv_start() {	# ns if seconds out
-	ip netns exec "$1" python3 "$LAB" recv "$2" "$3" >"$4" &
+recv_start() {	# ns if seconds out; returns once the receiver listens ($! is its pid)
+	# 12-02: without the wait, a python start-up slower than svtrace's let the first ~0.5 s of frames
+	# reach a guest with no socket (taken by the sender's softirq, not by the receiver)
+	: >"$4.ready"
+	ip netns exec "$1" python3 "$LAB" recv "$2" "$3" >"$4" 2>"$4.ready" &
 	LAB_PIDS="$LAB_PIDS $!"
+	wait_ready "$4.ready" listening $! || fail "receiver in $1 did not start: $(head -3 "$4.ready")"
 }
 
 trace_start() {	# seconds (0: until a signal) extra-args...
