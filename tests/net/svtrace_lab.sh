@@ -99,10 +99,11 @@ hops | hops_raw_tp)
 	# hops_raw_tp: the same on the raw_tp programs (kernels without vmlinux BTF), 3 s of traffic, a
 	# hop log of 64 entries per CPU, and svtrace's process stopped for 0.5 s in the middle: the copies
 	# that then find the log full go to the in-BPF histograms, and none is lost; a small skb table
-	# (4096 slots + 512 in the fallback: ~70 ms of copies at 64000/s; 1024 overflowed when a loaded CI
-	# machine stalled the guests' receivers ~20 ms) so that slots collide and the fallback is used
+	# (16384 slots + the fallback's 4096: ~300 ms of copies at 64000/s; 1024 overflowed when a loaded CI
+	# machine stalled the guests' receivers ~20 ms, 4096 when it stalled them ~90 ms) so that slots
+	# collide and the fallback is used
 	secs=10; mode=tp_btf; set --
-	[ "$PHASE" = hops_raw_tp ] && { secs=3; mode=raw_tp; set -- --raw-tp --log-entries 64 --table 4096; }
+	[ "$PHASE" = hops_raw_tp ] && { secs=3; mode=raw_tp; set -- --raw-tp --log-entries 64 --table 16384; }
 	recv_start "$NS_V1" vm1 $((secs + 6)) "$TMP/r1"
 	recv_start "$NS_V2" vm2 $((secs + 6)) "$TMP/r2"
 	trace_start $((secs + 5)) "$@"
