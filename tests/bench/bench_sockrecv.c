@@ -88,6 +88,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
+	fprintf(stderr, "bench_sockrecv: ready\n");	/* bound: frames from now on are queued to it */
 	for (int i = 0; i < BATCH; i++) {
 		iov[i] = (struct iovec){ .iov_base = buf[i], .iov_len = FRAME_MAX };
 		msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
