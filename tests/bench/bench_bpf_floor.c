@@ -14,11 +14,18 @@
  * loaded through bpf(2) directly (a few instructions: no object file, no libbpf).
  *
  *   bench_bpf_floor [ITERATIONS] [ROUNDS]          root (CAP_BPF, CAP_PERFMON)
+ *   bench_bpf_floor --hold TP[,TP...]
  *
  * Prints: figure: bpf_run_empty_ns, bpf_ktime_call_ns, bpf_pid_call_ns, bpf_probe_read_call_ns (ns, one
  * decimal).
+ *
+ * --hold: the empty program attached to each raw tracepoint named (svtrace's hooks, in trace.bench), until
+ * SIGINT or SIGTERM; "bench_bpf_floor: ready" on stderr once all are attached. A tracer that does nothing on
+ * those hooks: its cost per frame, measured like the tools', is what every tracer on them pays before any
+ * logic (trace_hooks_ns_per_frame).
  */
 #include <errno.h>
+#include <signal.h>
 #include <linux/bpf.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -92,12 +99,12 @@ static int prog_load(int helper, char *log, size_t log_len)
 	return (int)sys_bpf(BPF_PROG_LOAD, &a);
 }
 
-static int attach(int prog)
+static int attach(int prog, const char *tp)
 {
 	union bpf_attr a;
 
 	memset(&a, 0, sizeof(a));
-	a.raw_tracepoint.name = (uintptr_t)"sys_enter";
+	a.raw_tracepoint.name = (uintptr_t)tp;
 	a.raw_tracepoint.prog_fd = (uint32_t)prog;
 	return (int)sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &a);
 }
@@ -112,6 +119,43 @@ static int64_t loop(int n)
 	return sv_clock_gettime_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
 
+/* --hold: the empty program on each tracepoint of the comma-separated @list until SIGINT/SIGTERM */
+static int hold(const char *list, char *log, size_t log_len)
+{
+	char names[512], *save = NULL;
+	sigset_t set;
+	int prog, sig, n = 0;
+
+	if (strlen(list) >= sizeof(names)) {
+		fprintf(stderr, "bench_bpf_floor: --hold: list of tracepoints too long (%zu octets)\n", strlen(list));
+		return 2;
+	}
+	strcpy(names, list);
+	/* blocked before anything is attached: a signal while attaching ends the wait below at once */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	prog = prog_load(0, log, log_len);
+	if (prog < 0) {
+		fprintf(stderr, "bench_bpf_floor: cannot load the empty raw_tp program: %s\n", strerror(errno));
+		return 1;
+	}
+	for (char *tp = strtok_r(names, ",", &save); tp; tp = strtok_r(NULL, ",", &save), n++) {
+		if (attach(prog, tp) < 0) {	/* the link lives until exit */
+			fprintf(stderr, "bench_bpf_floor: cannot attach to raw tracepoint %s: %s\n", tp, strerror(errno));
+			return 1;
+		}
+	}
+	if (!n) {
+		fprintf(stderr, "bench_bpf_floor: --hold: no tracepoint named\n");
+		return 2;
+	}
+	fprintf(stderr, "bench_bpf_floor: ready (%d tracepoints)\n", n);
+	sigwait(&set, &sig);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char log[1 << 16];
@@ -121,6 +165,14 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 100000, rounds = argc > 2 ? atoi(argv[2]) : 31;
 	int prog[C_NR];
 	double med[C_NR];
+
+	if (argc > 1 && !strcmp(argv[1], "--hold")) {
+		if (argc != 3) {
+			fprintf(stderr, "usage: bench_bpf_floor --hold TP[,TP...]\n");
+			return 2;
+		}
+		return hold(argv[2], log, sizeof(log));
+	}
 
 	if (n < 1000 || rounds < 3 || rounds > MAX_ROUNDS) {
 		fprintf(stderr, "usage: bench_bpf_floor [ITERATIONS >= 1000] [ROUNDS 3..%d]\n", MAX_ROUNDS);
@@ -141,7 +193,7 @@ int main(int argc, char **argv)
 			int c = (k + r) % C_NR, nl = c == C_EMPTYN ? RUNS : 1, link[RUNS];
 
 			for (int l = 0; l < nl; l++) {
-				link[l] = attach(prog[c]);
+				link[l] = attach(prog[c], "sys_enter");
 				if (link[l] < 0) {
 					fprintf(stderr, "bench_bpf_floor: cannot attach to raw tracepoint sys_enter: %s\n",
 						strerror(errno));
