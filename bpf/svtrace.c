@@ -1397,6 +1397,32 @@ static void json_svid_trunc(struct sv_json *j, const struct tracer *t, unsigned 
 		sv_json_kv_uint(j, "svID_octets", t->svid_wire_len[corr]);
 }
 
+/* Each tracepoint a loaded program is attached to (tp_btf or raw_tp sections; kprobes are not
+ * tracepoints): @fn(name, arg) in the skeleton's order. */
+static void for_each_tracepoint(const struct tracer *t, void (*fn)(const char *name, void *arg), void *arg)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		const char *sec = bpf_program__section_name(prog), *slash = strchr(sec, '/');
+
+		if (bpf_program__autoload(prog) && slash &&
+		    (!strncmp(sec, "tp_btf/", 7) || !strncmp(sec, "raw_tp/", 7)))
+			fn(slash + 1, arg);
+	}
+}
+
+static void tracepoint_json(const char *name, void *arg)
+{
+	sv_json_string(arg, name);
+}
+
+static void tracepoint_print(const char *name, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, " %s", name);
+}
+
 static int print_json(struct tracer *t, int64_t elapsed_ns)
 {
 	const struct svtrace_corr_counters *cc = svtrace_corr_counters(t->corr);
@@ -1413,6 +1439,10 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 	sv_json_object_begin(&j);
 	sv_json_kv_str(&j, "base", t->attach_mode);
 	sv_json_kv_str(&j, "wait", t->wait_from_rq ? "sched_info" : "sched_wakeup");
+	sv_json_key(&j, "tracepoints");
+	sv_json_array_begin(&j);
+	for_each_tracepoint(t, tracepoint_json, &j);
+	sv_json_array_end(&j);
 	sv_json_kv_bool(&j, "ovs", t->opt_ovs);
 	sv_json_kv_bool(&j, "tun_net_xmit", t->opt_tun);
 	sv_json_kv_bool(&j, "vhost_handle_rx", t->opt_vhost);
@@ -2040,6 +2070,9 @@ int main(int argc, char **argv)
 	fprintf(stderr, "svtrace: probes: base %s (net, skb, sched tracepoints): on; feeders' waits from %s\n",
 		t.attach_mode, t.wait_from_rq ? "sched_info and the run-queue clock (sched_wakeup not needed)" :
 		"sched_wakeup");
+	fprintf(stderr, "svtrace: tracepoints:");
+	for_each_tracepoint(&t, tracepoint_print, NULL);
+	fputc('\n', stderr);
 	fprintf(stderr, "svtrace: probe openvswitch: %s%s%s\n", t.opt_ovs ? "on" : "off (",
 		t.opt_ovs ? "" : t.opt_ovs_why, t.opt_ovs ? "" : ")");
 	fprintf(stderr, "svtrace: probe kprobe tun_net_xmit: %s%s%s\n", t.opt_tun ? "on" : "off (",

@@ -113,6 +113,9 @@ hops | hops_raw_tp)
 	wait
 	echo "sent $SENT, guest receivers got $(cat "$TMP/r1") and $(cat "$TMP/r2")"
 	[ "$(J "d['probes']['base']")" = $mode ] || fail "programs attached as $(J "d['probes']['base']"), not $mode"
+	# the issue's base set, sched_wakeup only when the waits are not taken from sched_info
+	[ "$(J "sorted(d['probes']['tracepoints']) == sorted(['netif_receive_skb', 'net_dev_start_xmit', 'consume_skb', 'kfree_skb', 'sched_switch'] + ([] if d['probes']['wait'] == 'sched_info' else ['sched_wakeup']))")" = True ] ||
+		fail "tracepoints listed: $(J "d['probes']['tracepoints']")"
 	[ "$(J "d['events_lost']")" = 0 ] || fail "events lost: $(J "d['events_lost']")"
 	[ "$(J "len(d['streams'])")" = 8 ] || fail "expected 8 streams, got $(J "len(d['streams'])")"
 	# APPIDs 0x4000..0x4007 take distinct slots of the per-CPU shape cache: each stream's savPdu is
