@@ -129,6 +129,8 @@ struct tracer {
 	struct bpf_link *links[32];
 	const char *link_prog[32];	/* each link's program name (the stop detaches by stage) */
 	unsigned nlinks;
+	const char *tracepoints[32];	/* each tracepoint attached at start (the stop's detaches aside) */
+	unsigned ntracepoints;
 	struct svtrace_corr *corr;
 	struct sv_record_writer *rec;
 	struct sv_clock_xlate to_tai;
@@ -1397,32 +1399,6 @@ static void json_svid_trunc(struct sv_json *j, const struct tracer *t, unsigned 
 		sv_json_kv_uint(j, "svID_octets", t->svid_wire_len[corr]);
 }
 
-/* Each tracepoint a loaded program is attached to (tp_btf or raw_tp sections; kprobes are not
- * tracepoints): @fn(name, arg) in the skeleton's order. */
-static void for_each_tracepoint(const struct tracer *t, void (*fn)(const char *name, void *arg), void *arg)
-{
-	struct bpf_program *prog;
-
-	bpf_object__for_each_program(prog, t->skel->obj) {
-		const char *sec = bpf_program__section_name(prog), *slash = strchr(sec, '/');
-
-		if (bpf_program__autoload(prog) && slash &&
-		    (!strncmp(sec, "tp_btf/", 7) || !strncmp(sec, "raw_tp/", 7)))
-			fn(slash + 1, arg);
-	}
-}
-
-static void tracepoint_json(const char *name, void *arg)
-{
-	sv_json_string(arg, name);
-}
-
-static void tracepoint_print(const char *name, void *arg)
-{
-	(void)arg;
-	fprintf(stderr, " %s", name);
-}
-
 static int print_json(struct tracer *t, int64_t elapsed_ns)
 {
 	const struct svtrace_corr_counters *cc = svtrace_corr_counters(t->corr);
@@ -1441,7 +1417,8 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 	sv_json_kv_str(&j, "wait", t->wait_from_rq ? "sched_info" : "sched_wakeup");
 	sv_json_key(&j, "tracepoints");
 	sv_json_array_begin(&j);
-	for_each_tracepoint(t, tracepoint_json, &j);
+	for (unsigned i = 0; i < t->ntracepoints; i++)
+		sv_json_string(&j, t->tracepoints[i]);
 	sv_json_array_end(&j);
 	sv_json_kv_bool(&j, "ovs", t->opt_ovs);
 	sv_json_kv_bool(&j, "tun_net_xmit", t->opt_tun);
@@ -1895,8 +1872,13 @@ static int attach_all(struct tracer *t)
 			continue;
 		}
 		if (t->nlinks < sizeof(t->links) / sizeof(t->links[0])) {
+			const char *sec = bpf_program__section_name(prog);
+
 			t->link_prog[t->nlinks] = name;
 			t->links[t->nlinks++] = link;
+			/* tp_btf/NAME or raw_tp/NAME (kprobes are not tracepoints) */
+			if (!strncmp(sec, "tp_btf/", 7) || !strncmp(sec, "raw_tp/", 7))
+				t->tracepoints[t->ntracepoints++] = strchr(sec, '/') + 1;
 		} else {
 			bpf_link__destroy(link);
 		}
@@ -2071,7 +2053,8 @@ int main(int argc, char **argv)
 		t.attach_mode, t.wait_from_rq ? "sched_info and the run-queue clock (sched_wakeup not needed)" :
 		"sched_wakeup");
 	fprintf(stderr, "svtrace: tracepoints:");
-	for_each_tracepoint(&t, tracepoint_print, NULL);
+	for (unsigned i = 0; i < t.ntracepoints; i++)
+		fprintf(stderr, " %s", t.tracepoints[i]);
 	fputc('\n', stderr);
 	fprintf(stderr, "svtrace: probe openvswitch: %s%s%s\n", t.opt_ovs ? "on" : "off (",
 		t.opt_ovs ? "" : t.opt_ovs_why, t.opt_ovs ? "" : ")");
