@@ -118,11 +118,10 @@ hops | hops_raw_tp)
 		fail "tracepoints listed: $(J "d['probes']['tracepoints']")"
 	[ "$(J "d['events_lost']")" = 0 ] || fail "events lost: $(J "d['events_lost']")"
 	[ "$(J "len(d['streams'])")" = 8 ] || fail "expected 8 streams, got $(J "len(d['streams'])")"
-	# APPIDs 0x4000..0x4007 take distinct slots of the per-CPU shape cache: each stream's savPdu is
-	# walked once per CPU (plus a few races), not once per frame.
-	walked=$(J "d['frames_walked']")
-	echo "  savPdu walks: $walked (shape-cache misses)"
-	[ "$walked" -le $((8 * $(nproc) * 2)) ] || fail "$walked savPdu walks for 8 streams: the shape cache misses"
+	# The shape cache's misses (savPdu walks) are a performance figure (trace.bench prints
+	# trace_savpdu_walks_per_mframe), not a correctness test: a walked frame is parsed the same way, and
+	# the counts below (every frame at every hop, none missing) are what must hold.
+	echo "  savPdu walks: $(J "d['frames_walked']") (shape-cache misses)"
 	# taken copies: through the per-CPU hop log, or (log full) the in-BPF histograms
 	logged=$(J "d['copies_logged']"); inhist=$(J "d['copies_bpf_hist']")
 	echo "  taken copies: $logged through the hop log, $inhist into the BPF histograms (log full)"
