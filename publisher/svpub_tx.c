@@ -128,8 +128,8 @@ static const char *errno_hint(int err, const char *ifname)
 		int c = svpub_tx_if_carrier(ifname);
 
 		return c == 0 ? "no carrier: the link or its far end is down"
-		       : c == 1 ? "dropped on transmit by the qdisc or the driver, the carrier on"
-				: "dropped on transmit by the qdisc or the driver";
+		       : c == 1 ? "dropped on transmit: a full queue or TX ring, the carrier on"
+				: "dropped on transmit: a full queue or TX ring, or no carrier";
 	}
 	if (err == EMSGSIZE)
 		return "the frame is over the interface's MTU";

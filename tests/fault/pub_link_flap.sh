@@ -9,7 +9,8 @@
 # Checked in each:
 #   - refused frames are counted and said: tx_errors + outage in the JSON summary equal the frames the records
 #     mark refused (dropped, reason tx error), and the final statistics say the same; a carrier loss is a
-#     warning naming the errno (ENOBUFS) as it starts, at most one a second, and "stopped" with the count;
+#     warning naming the errno (ENOBUFS) and "no carrier" as it starts, at most one a second, and "stopped"
+#     with the count;
 #   - stamps resume: every frame sent after the link is back carries a kernel software stamp (ts_src software),
 #     none "user" but a bounded few right at the return; every frame before the drop too.
 set -u
@@ -89,8 +90,8 @@ if how in ("peer", "moved"):
     if s["tx_errors"] == 0 or s.get("tx_errors_by_errno") != {"ENOBUFS": s["tx_errors"]}:
         bad.append(f"carrier loss: tx_errors {s['tx_errors']}, by errno {s.get('tx_errors_by_errno')}: ENOBUFS expected")
     msgs = [l for l in err.splitlines() if "transmit errors on fa" in l]
-    if not msgs or "ENOBUFS" not in msgs[0]:
-        bad.append(f"no warning naming ENOBUFS when the frames were first refused: {msgs[:1]}")
+    if not msgs or "ENOBUFS" not in msgs[0] or "no carrier" not in msgs[0]:
+        bad.append(f"no warning naming ENOBUFS and the lost carrier when the frames were first refused: {msgs[:1]}")
     stop = [l for l in msgs if "stopped:" in l]
     if len(stop) != 1 or f"stopped: {s['tx_errors']} frames refused" not in stop[0]:
         bad.append(f"no 'stopped' message with the count {s['tx_errors']}: {stop}")
