@@ -2,11 +2,14 @@
 #include "svpub_config.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sv_record.h"
+#include "svpub_signal.h" /* SVPUB_CHANNELS */
 
 const char *const svpub_backend_names[] = { "af_packet", "af_xdp", "pcap", NULL };
 static const char *const clock_names[] = { "tai", "realtime", NULL };
@@ -14,6 +17,7 @@ static const char *const late_names[] = { "send", "skip", NULL };
 static const char *const source_names[] = { "sine", "replay", NULL };
 static const char *const tristate_names[] = { "auto", "on", "off", NULL };
 static const char *const xdp_mode_names[] = { "auto", "skb", "native", NULL };
+static const char *const ts_key_names[] = { "auto", "cmsg", "counted", NULL };
 const char *const svpub_event_names[] = { "fault", "frequency", "quality", "stop", NULL };
 
 #define E struct svpub_event_cfg
@@ -94,6 +98,9 @@ static const struct sv_cfg_key af_packet_table[] = {
 	SV_CFG_KEY_BOOL(P, qdisc_bypass, "qdisc_bypass", "true", "PACKET_QDISC_BYPASS (off for txtime/tc)"),
 	SV_CFG_KEY_BOOL(P, timestamps, "timestamps", "true", "SO_TIMESTAMPING transmit timestamps"),
 	SV_CFG_KEY_BOOL(P, hw_timestamps, "hw_timestamps", "true", "try hardware stamps (SIOCSHWTSTAMP) first"),
+	SV_CFG_KEY_ENUM(P, ts_key, "ts_key", ts_key_names, "auto",
+			"how a stamp names its frame: cmsg = a key per frame (SCM_TS_OPT_ID, Linux 6.13+), counted = "
+			"the socket's count; auto = cmsg where the kernel takes it"),
 	SV_CFG_KEY_BOOL(P, txtime, "txtime", "false", "SO_TXTIME launch time at the deadline (etf qdisc)"),
 	SV_CFG_KEY_UINT(P, txtime_lead_us, "txtime_lead_us", 0, 100000, "500",
 			"txtime: frames are handed over this early"),
@@ -176,79 +183,300 @@ double svpub_stream_nominal_hz(const struct svpub_stream_cfg *s)
 	return p && p->nominal_hz ? p->nominal_hz : 50.0;
 }
 
-/* A rule broken by stream @i's key @key, whose value is @value (NULL: no single value to point at). */
-static int rerr(struct sv_cfg_error *err, const char **bad, unsigned i, const char *key, const char *value,
-		const char *msg)
+/* smpMod as sent (the field present), and smpRate's unit: per second when smpMod 1 is sent, else per
+ * nominal period (IEC 61850-9-2 Ed 2.1 §8.5.2: smpMod 0, the default when absent). */
+static bool stream_smpmod(const struct svpub_stream_cfg *s, const struct sv_profile *prof)
 {
-	snprintf(err->path, sizeof(err->path), "streams[%u].%s", i, key);
-	snprintf(err->msg, sizeof(err->msg), "%s", msg);
-	snprintf(err->text, sizeof(err->text), "%s: %s", err->path, msg);
+	return s->smpmod == SVPUB_ON || (s->smpmod == SVPUB_AUTO && prof->smp_mod != 0);
+}
+
+static uint32_t stream_smprate(const struct svpub_stream_cfg *s, const struct sv_profile *prof, uint32_t rate)
+{
+	if (stream_smpmod(s, prof) && prof->smp_mod == 1)
+		return rate;
+	return prof->nominal_hz ? rate / prof->nominal_hz : rate;
+}
+
+/* Stream @s's frame as an encoder view (20 KiB, static: setup is single-threaded). seqData is zero. */
+static const struct sv_view *stream_view(const struct svpub_stream_cfg *s, const uint8_t if_mac[6])
+{
+	static struct sv_view v;
+	static const uint8_t zero[6];
+	static uint8_t seq[SV_TEMPLATE_MAX_ASDU][SVPUB_CHANNELS * 8];
+	static uint8_t refr[SV_REFRTM_LEN];
+	const struct sv_profile *prof = svpub_stream_profile(s);
+	uint32_t rate = svpub_stream_rate(s), asdus = svpub_stream_asdus(s), smprate = stream_smprate(s, prof, rate);
+	bool smpmod = stream_smpmod(s, prof);
+
+	memset(&v, 0, sizeof(v));
+	v.dst = s->dst;
+	v.src = memcmp(s->src, zero, 6) ? s->src : if_mac;
+	v.vlan = s->vlan_id >= 0;
+	v.vlan_id = (uint16_t)(s->vlan_id >= 0 ? s->vlan_id : 0);
+	v.vlan_pcp = s->vlan_priority;
+	v.appid = s->appid;
+	v.simulated = s->simulation;
+	v.noASDU = (uint16_t)(asdus < SV_TEMPLATE_MAX_ASDU ? asdus : SV_TEMPLATE_MAX_ASDU);
+	for (unsigned a = 0; a < v.noASDU; a++) {
+		struct sv_asdu *as = &v.asdu[a];
+
+		as->svID = (const uint8_t *)s->svid;
+		as->svID_len = (uint16_t)strlen(s->svid);
+		if (s->datset[0]) {
+			as->datSet = (const uint8_t *)s->datset;
+			as->datSet_len = (uint16_t)strlen(s->datset);
+			as->present |= SV_HAS_DATSET;
+		}
+		as->confRev = s->conf_rev;
+		as->smpSynch = s->smp_synch;
+		if (s->refrtm) {
+			as->refrTm = refr;
+			as->present |= SV_HAS_REFRTM;
+		}
+		if (s->smprate) {
+			as->smpRate = (uint16_t)(smprate > 0xffff ? 0xffff : smprate); /* over: refused by resolve */
+			as->present |= SV_HAS_SMPRATE;
+		}
+		if (smpmod) {
+			as->smpMod = prof->smp_mod;
+			as->present |= SV_HAS_SMPMOD;
+		}
+		as->seqData = seq[a];
+		as->seqData_len = SVPUB_CHANNELS * 8;
+	}
+	return &v;
+}
+
+int svpub_stream_template(const struct svpub_stream_cfg *s, const uint8_t if_mac[6], struct sv_template *t)
+{
+	return sv_template_init(t, stream_view(s, if_mac));
+}
+
+int svpub_stream_frame_len(const struct svpub_stream_cfg *s)
+{
+	static const uint8_t mac[6];
+	/* Any frame of up to SV_TEMPLATE_MAX_ASDU ASDUs of 129-octet IDs fits. */
+	static uint8_t buf[SV_TEMPLATE_MAX_ASDU * 512 + 256];
+
+	return sv_codec_encode(stream_view(s, mac), buf, sizeof(buf));
+}
+
+/* ---- rules checked after loading (resolve) ---- */
+
+#define RULE_PLACES 10
+
+/* A broken rule: the message, and where in the file it may point (best first). */
+struct rule {
+	struct sv_cfg_error *err;
+	unsigned n;
+	struct {
+		char path[128];
+		char value[SV_MAX_ID_LEN + 1];
+		bool any; /* any node at path (a sequence, an empty list): no value to compare */
+	} at[RULE_PLACES];
+};
+
+/* Sets the message: "@path: msg" without a position (error_position() adds one). Returns -EINVAL. */
+__attribute__((format(printf, 3, 4))) static int broken(struct rule *r, const char *path, const char *fmt, ...)
+{
+	struct sv_cfg_error *err = r->err;
+	va_list ap;
+
+	snprintf(err->path, sizeof(err->path), "%s", path);
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	snprintf(err->text, sizeof(err->text), "%s: %s", err->path, err->msg);
 	err->line = err->column = 0;
-	*bad = value;
 	return -EINVAL;
 }
 
-static int resolve(struct svpub_config *c, struct sv_cfg_error *err, const char **bad)
+/* The file may hold the offending value @value (NULL: any node) at @path: a place to point at. */
+static void place(struct rule *r, const char *path, const char *value)
+{
+	if (r->n == RULE_PLACES)
+		return;
+	snprintf(r->at[r->n].path, sizeof(r->at[r->n].path), "%s", path);
+	snprintf(r->at[r->n].value, sizeof(r->at[r->n].value), "%s", value ? value : "");
+	r->at[r->n].any = !value;
+	r->n++;
+}
+
+/* The same for stream @i's key @key. */
+static void place_s(struct rule *r, unsigned i, const char *key, const char *value)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "streams[%u].%s", i, key);
+	place(r, path, value);
+}
+
+/* A number as the file may write it: decimal or 0x-hex (sv_config's syntax). */
+static void place_s_uint(struct rule *r, unsigned i, const char *key, uint64_t v)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%" PRIu64, v);
+	place_s(r, i, key, num);
+	snprintf(num, sizeof(num), "0x%" PRIx64, v);
+	place_s(r, i, key, num);
+	snprintf(num, sizeof(num), "0x%" PRIX64, v);
+	place_s(r, i, key, num);
+}
+
+/* svID and datSet are VisibleStrings (IEC 61850-9-2 §8.5.2: printable ASCII 0x20..0x7E): stream @i's key @key
+ * (the field @what) holding @id. 0, or -EINVAL naming the first other octet. */
+static int visible_rule(struct rule *r, unsigned i, const char *key, const char *what, const char *id)
+{
+	char path[128];
+
+	for (int k = 0; id[k]; k++) {
+		if ((unsigned char)id[k] >= 0x20 && (unsigned char)id[k] <= 0x7e)
+			continue;
+		place_s(r, i, key, id);
+		snprintf(path, sizeof(path), "streams[%u].%s", i, key);
+		return broken(r, path, "%s is a VisibleString (IEC 61850-9-2: printable ASCII 0x20..0x7E): octet %d is "
+				       "0x%02X", what, k + 1, (unsigned char)id[k]);
+	}
+	return 0;
+}
+
+/* How many ASDUs of stream @s fit a frame of SV_TEMPLATE_MAX_FRAME octets (0: not one). */
+static unsigned asdus_that_fit(struct svpub_stream_cfg *s)
+{
+	uint16_t was = s->asdus;
+	unsigned a;
+
+	for (a = SV_TEMPLATE_MAX_ASDU; a > 0; a--) {
+		int len;
+
+		s->asdus = (uint16_t)a;
+		len = svpub_stream_frame_len(s);
+		if (len > 0 && len <= SV_TEMPLATE_MAX_FRAME)
+			break;
+	}
+	s->asdus = was;
+	return a;
+}
+
+static int stream_rules(struct svpub_stream_cfg *s, unsigned i, struct rule *r)
 {
 	static const uint8_t zero[6];
+	const struct sv_profile *p = svpub_stream_profile(s);
+	uint32_t rate, asdus;
+	char path[128];
+	int err, len;
 
-	memset(err, 0, sizeof(*err));
-	*bad = NULL;
-	{
-		uint32_t keep;
+	if (!p) {
+		place_s(r, i, "profile", s->profile);
+		snprintf(path, sizeof(path), "streams[%u].profile", i);
+		return broken(r, path, "unknown profile: 9-2le-50hz, 9-2le-60hz, 9-2le-256-50hz, 9-2le-256-60hz, "
+				       "F4800S2I4U4 or F14400S6I4U4 (see --help-config)");
+	}
+	rate = svpub_stream_rate(s);
+	asdus = svpub_stream_asdus(s);
+	if (rate % asdus) {
+		place_s_uint(r, i, "asdus", s->asdus);
+		place_s_uint(r, i, "sample_rate", s->sample_rate);
+		place_s(r, i, "profile", s->profile);
+		snprintf(path, sizeof(path), "streams[%u].asdus", i);
+		return broken(r, path, "the sample rate (%u/s) must be a multiple of the ASDUs per frame (%u)", rate, asdus);
+	}
+	/* svpub restarts smpCnt at the top of every second whatever smpSynch says (svpub_engine.h), and smpCnt
+	 * is INT16U (IEC 61850-9-2 §8.5.2): more samples a second would wrap it mid-second. */
+	if (rate > 65536) {
+		place_s_uint(r, i, "sample_rate", s->sample_rate);
+		snprintf(path, sizeof(path), "streams[%u].sample_rate", i);
+		return broken(r, path, "%u samples/s: smpCnt is 16 bits and restarts at the top of every second "
+				       "(smpSynch %u): at most 65536 samples/s", rate, s->smp_synch);
+	}
+	if (s->smprate) {
+		bool per_second = stream_smpmod(s, p) && p->smp_mod == 1;
 
-		if (sv_record_parse_keep(c->record_keep, &keep)) {
-			snprintf(err->path, sizeof(err->path), "record_keep");
-			snprintf(err->msg, sizeof(err->msg), "'%s' is not " SV_REC_KEEP_SYNTAX, c->record_keep);
-			snprintf(err->text, sizeof(err->text), "%s: %s", err->path, err->msg);
-			*bad = c->record_keep;
-			return -EINVAL;
+		snprintf(path, sizeof(path), "streams[%u].sample_rate", i);
+		if (!per_second && p->nominal_hz && rate % p->nominal_hz) {
+			place_s_uint(r, i, "sample_rate", s->sample_rate);
+			return broken(r, path, "%u samples/s is no whole number of samples per %u Hz period, which smpRate "
+					       "carries (smpMod 0): a multiple of %u, or smprate: false", rate,
+				      p->nominal_hz, p->nominal_hz);
+		}
+		if (stream_smprate(s, p, rate) > 0xffff) {
+			place_s_uint(r, i, "sample_rate", s->sample_rate);
+			return broken(r, path, "%u samples/s: smpRate is 16 bits and cannot carry %u (samples per %s): at "
+					       "most 65535 samples/s, or smprate: false", rate, stream_smprate(s, p, rate),
+				      per_second ? "second, smpMod 1" : "period");
 		}
 	}
-	if (!c->nstreams) {
-		snprintf(err->text, sizeof(err->text), "streams: at least one stream is needed");
-		return -EINVAL;
+	if (!s->svid[0])
+		snprintf(s->svid, sizeof(s->svid), "svpub%02u", i + 1);
+	err = visible_rule(r, i, "svid", "svID", s->svid);
+	if (!err)
+		err = visible_rule(r, i, "datset", "datSet", s->datset);
+	if (err)
+		return err;
+	if (!s->appid)
+		s->appid = (uint16_t)(0x4000 + i);
+	if (!memcmp(s->dst, zero, 6)) {
+		static const uint8_t base[6] = { 0x01, 0x0c, 0xcd, 0x04, 0x00, 0x00 };
+
+		memcpy(s->dst, base, 6);
+		s->dst[4] = (uint8_t)(i >> 8);
+		s->dst[5] = (uint8_t)i;
 	}
-	for (unsigned i = 0; i < c->nstreams; i++) {
-		struct svpub_stream_cfg *s = &c->streams[i];
-		const struct sv_profile *p = svpub_stream_profile(s);
-		uint32_t rate, asdus;
+	len = svpub_stream_frame_len(s);
+	if (len < 0 || len > SV_TEMPLATE_MAX_FRAME) {
+		place_s_uint(r, i, "asdus", s->asdus);
+		place_s(r, i, "svid", s->svid);
+		place_s(r, i, "profile", s->profile);
+		snprintf(path, sizeof(path), "streams[%u].asdus", i);
+		if (len < 0)
+			return broken(r, path, "a frame of this stream cannot be encoded: %s", strerror(-len));
+		return broken(r, path, "a frame of %u ASDUs is %d octets, over the %d of svpub's frame buffer (and over "
+				       "a 1500-octet MTU): %u ASDUs fit, or a shorter svID (%zu characters) or datSet, or "
+				       "no refrtm", asdus, len, SV_TEMPLATE_MAX_FRAME, asdus_that_fit(s),
+			      strlen(s->svid));
+	}
+	if (!s->signal.frequency)
+		s->signal.frequency = svpub_stream_nominal_hz(s);
+	if (s->signal.source == SVPUB_SOURCE_REPLAY && !s->signal.replay[0]) {
+		place_s(r, i, "signal.source", "replay");
+		snprintf(path, sizeof(path), "streams[%u].signal.replay", i);
+		return broken(r, path, "source replay needs a capture file");
+	}
+	for (unsigned e = 0; e < s->signal.nevents; e++) {
+		const char *ph = s->signal.events[e].phases;
 
-		if (!p)
-			return rerr(err, bad, i, "profile", s->profile,
-				    "unknown profile: 9-2le-50hz, 9-2le-60hz, 9-2le-256-50hz, 9-2le-256-60hz, F4800S2I4U4 "
-				    "or F14400S6I4U4 (see --help-config)");
-		rate = svpub_stream_rate(s);
-		asdus = svpub_stream_asdus(s);
-		if (rate % asdus)
-			return rerr(err, bad, i, "asdus", NULL, "the sample rate must be a multiple of the ASDUs per frame");
-		if (rate > 65536 && s->smp_synch == SV_SMPSYNCH_GLOBAL)
-			return rerr(err, bad, i, "sample_rate", NULL,
-				    "smpCnt is 16 bits: at most 65536 samples/s with smpSynch 2");
-		if (!s->svid[0])
-			snprintf(s->svid, sizeof(s->svid), "svpub%02u", i + 1);
-		if (!s->appid)
-			s->appid = (uint16_t)(0x4000 + i);
-		if (!memcmp(s->dst, zero, 6)) {
-			static const uint8_t base[6] = { 0x01, 0x0c, 0xcd, 0x04, 0x00, 0x00 };
-
-			memcpy(s->dst, base, 6);
-			s->dst[4] = (uint8_t)(i >> 8);
-			s->dst[5] = (uint8_t)i;
-		}
-		if (!s->signal.frequency)
-			s->signal.frequency = svpub_stream_nominal_hz(s);
-		if (s->signal.source == SVPUB_SOURCE_REPLAY && !s->signal.replay[0])
-			return rerr(err, bad, i, "signal.replay", NULL, "source replay needs a capture file");
-		for (unsigned e = 0; e < s->signal.nevents; e++) {
-			const char *ph = s->signal.events[e].phases;
+		if (ph[strspn(ph, "abcn")]) {
 			char key[48];
 
-			if (ph[strspn(ph, "abcn")]) {
-				snprintf(key, sizeof(key), "signal.events[%u].phases", e);
-				return rerr(err, bad, i, key, ph, "phases are letters of \"abcn\"");
-			}
+			snprintf(key, sizeof(key), "signal.events[%u].phases", e);
+			place_s(r, i, key, ph);
+			snprintf(path, sizeof(path), "streams[%u].%s", i, key);
+			return broken(r, path, "phases are letters of \"abcn\"");
 		}
+	}
+	return 0;
+}
+
+static int resolve(struct svpub_config *c, struct rule *r)
+{
+	uint32_t keep;
+	int err;
+
+	memset(r->err, 0, sizeof(*r->err));
+	r->n = 0;
+	if (sv_record_parse_keep(c->record_keep, &keep)) {
+		place(r, "record_keep", c->record_keep);
+		return broken(r, "record_keep", "'%s' is not " SV_REC_KEEP_SYNTAX, c->record_keep);
+	}
+	if (!c->nstreams) {
+		place(r, "streams", NULL); /* only the file can empty the list (--set appends) */
+		return broken(r, "streams", "at least one stream is needed");
+	}
+	for (unsigned i = 0; i < c->nstreams; i++) {
+		err = stream_rules(&c->streams[i], i, r);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -283,30 +511,34 @@ int svpub_config_check_output(const struct svpub_config *c, struct sv_cfg_error 
 
 /* ---- positions of resolve errors in the file ---- */
 
-/* Adds the position of @value at err->path in @file to @err, when the file holds that value there. */
-static void error_position(const char *file, const char *value, struct sv_cfg_error *err)
+/* Adds to @err the position of the first place of @r that @file holds (the offending value there: an override
+ * may have replaced it), and names that place's key. */
+static void error_position(const char *file, const struct rule *r, struct sv_cfg_error *err)
 {
 	unsigned line, column;
 
-	if (!file || !value || !err->path[0])
+	if (!file)
 		return;
-	/* Only when the file holds the offending value: an override (--set) may have replaced it. */
-	if (sv_config_locate(file, err->path, value, &line, &column))
+	for (unsigned k = 0; k < r->n; k++) {
+		if (sv_config_locate(file, r->at[k].path, r->at[k].any ? NULL : r->at[k].value, &line, &column))
+			continue;
+		snprintf(err->file, sizeof(err->file), "%s", file);
+		snprintf(err->path, sizeof(err->path), "%s", r->at[k].path);
+		err->line = line;
+		err->column = column;
+		snprintf(err->text, sizeof(err->text), "%s:%u:%u: %s: %s", err->file, err->line, err->column,
+			 err->path, err->msg);
 		return;
-	snprintf(err->file, sizeof(err->file), "%s", file);
-	err->line = line;
-	err->column = column;
-	snprintf(err->text, sizeof(err->text), "%s:%u:%u: %s: %s", err->file, err->line, err->column, err->path,
-		 err->msg);
+	}
 }
 
 int svpub_config_resolve_file(struct svpub_config *c, const char *file, struct sv_cfg_error *err)
 {
-	const char *bad;
-	int ret = resolve(c, err, &bad);
+	struct rule r = { .err = err };
+	int ret = resolve(c, &r);
 
 	if (ret)
-		error_position(file, bad, err);
+		error_position(file, &r, err);
 	return ret;
 }
 

@@ -26,6 +26,9 @@ enum svpub_late { SVPUB_LATE_SEND, SVPUB_LATE_SKIP };
 enum svpub_source { SVPUB_SOURCE_SINE, SVPUB_SOURCE_REPLAY };
 enum svpub_tristate { SVPUB_AUTO, SVPUB_ON, SVPUB_OFF };
 enum svpub_xdp_mode { SVPUB_XDP_AUTO, SVPUB_XDP_SKB, SVPUB_XDP_NATIVE };
+/* How AF_PACKET transmit stamps name their frame: a key per frame in SCM_TS_OPT_ID (Linux 6.13+), or the
+ * socket's own count of the frames it numbered; auto: the first where the kernel takes it. */
+enum svpub_ts_key { SVPUB_TS_KEY_AUTO, SVPUB_TS_KEY_CMSG, SVPUB_TS_KEY_COUNTED };
 
 /* Scripted events (the signal's "test set" features). Times are seconds from the start of publishing:
  * the instant of the first sample sent (paced runs start mid-second; files at the top of a second). */
@@ -97,6 +100,7 @@ struct svpub_af_packet_cfg {
 	bool qdisc_bypass;
 	bool timestamps;   /* SO_TIMESTAMPING TX stamps */
 	bool hw_timestamps; /* try SIOCSHWTSTAMP first */
+	int ts_key;	   /* enum svpub_ts_key */
 	bool txtime;	   /* SO_TXTIME launch time (needs the etf qdisc) */
 	uint32_t txtime_lead_us; /* launch time = deadline; the frame is handed this much earlier */
 	uint32_t sndbuf;
@@ -140,8 +144,9 @@ extern const char *const svpub_event_names[];
 /* Defaults (one 9-2LE 50 Hz stream). 0 or -EINVAL (table bug). */
 int svpub_config_init(struct svpub_config *c);
 
-/* Fills derived values of every stream (svID, APPID, MAC, frequency) and checks what one key cannot:
- * profile names, rate % asdus, replay file for replay, event phases. Not the output (--print-config
+/* Fills derived values of every stream (svID, APPID, MAC, frequency) and checks what one key cannot: at least
+ * one stream, profile names, rate % asdus, rate <= 65536 (smpCnt), smpRate's range and unit, svID and datSet
+ * VisibleStrings, the frame within the template (svpub_stream_frame_len), replay file for replay, event phases. Not the output (--print-config
  * needs none): svpub_config_check_output(). Returns 0 or -EINVAL with @err->text set (err->path: the key). */
 int svpub_config_resolve(struct svpub_config *c, struct sv_cfg_error *err);
 
@@ -159,5 +164,14 @@ uint32_t svpub_stream_rate(const struct svpub_stream_cfg *s);
 uint32_t svpub_stream_asdus(const struct svpub_stream_cfg *s);
 /* Nominal frequency for the signal and for smpMod 0 (samples per period). */
 double svpub_stream_nominal_hz(const struct svpub_stream_cfg *s);
+
+/* The frame of resolved stream @s, encoded once into @t (values zero); its source address is the stream's
+ * src, else @if_mac. 0, -EINVAL (a field the encoder refuses) or -ENOSPC (over SV_TEMPLATE_MAX_FRAME octets
+ * or SV_TEMPLATE_MAX_ASDU ASDUs): svpub_config_resolve() refuses such streams. */
+int svpub_stream_template(const struct svpub_stream_cfg *s, const uint8_t if_mac[6], struct sv_template *t);
+
+/* How many octets a frame of resolved stream @s takes (Ethernet header and tag included, no FCS), whatever the
+ * template holds; -EINVAL when it cannot be encoded. */
+int svpub_stream_frame_len(const struct svpub_stream_cfg *s);
 
 #endif /* SVPUB_CONFIG_H */

@@ -92,6 +92,7 @@ struct svpub {
 	/* interface state as the sends see it: one message per transition */
 	bool link_down;
 	uint64_t outage_at_down;
+	struct svpub_tx_errlog txerr; /* the other send failures: rate-limited messages, count per errno */
 };
 
 static int64_t now_ns(const struct svpub *p)
@@ -102,62 +103,22 @@ static int64_t now_ns(const struct svpub *p)
 	return sv_timespec_to_ns(&ts);
 }
 
+/* Where the frames go, for messages: the interface, or the file of the pcap back-end. */
+static const char *out_name(const struct svpub *p)
+{
+	return p->cfg->backend == SVPUB_BACKEND_PCAP ? p->cfg->output : p->cfg->interface;
+}
+
 /* ---- templates ---- */
 
-static int build_template(struct stream_rt *st, const uint8_t if_mac[6])
+static int build_template(const struct svpub *p, struct stream_rt *st)
 {
-	const struct svpub_stream_cfg *c = st->cfg;
-	const struct sv_profile *prof = svpub_stream_profile(c);
-	static struct sv_view v; /* 20 KiB; setup is single-threaded */
-	static const uint8_t zero[6];
-	static uint8_t seq[SV_TEMPLATE_MAX_ASDU][SVPUB_CHANNELS * 8];
-	static uint8_t refr[8];
-	bool smpmod = c->smpmod == SVPUB_ON || (c->smpmod == SVPUB_AUTO && prof->smp_mod != 0);
-	int err;
+	int err = svpub_stream_template(st->cfg, p->tx->if_mac, &st->tpl);
 
-	memset(&v, 0, sizeof(v));
-	v.dst = c->dst;
-	v.src = memcmp(c->src, zero, 6) ? c->src : if_mac;
-	v.vlan = c->vlan_id >= 0;
-	v.vlan_id = (uint16_t)(c->vlan_id >= 0 ? c->vlan_id : 0);
-	v.vlan_pcp = c->vlan_priority;
-	v.appid = c->appid;
-	v.simulated = c->simulation;
-	v.noASDU = (uint16_t)st->asdus;
-	for (unsigned a = 0; a < st->asdus; a++) {
-		struct sv_asdu *as = &v.asdu[a];
-
-		as->svID = (const uint8_t *)c->svid;
-		as->svID_len = (uint16_t)strlen(c->svid);
-		if (c->datset[0]) {
-			as->datSet = (const uint8_t *)c->datset;
-			as->datSet_len = (uint16_t)strlen(c->datset);
-			as->present |= SV_HAS_DATSET;
-		}
-		as->confRev = c->conf_rev;
-		as->smpSynch = c->smp_synch;
-		if (c->refrtm) {
-			as->refrTm = refr;
-			as->present |= SV_HAS_REFRTM;
-		}
-		if (c->smprate) {
-			/* smpMod 0: samples per nominal period; 1: per second (IEC 61850-9-2 Ed 2.1 §8.5.2). */
-			uint32_t r = smpmod && prof->smp_mod == 1 ? st->rate
-				     : (prof->nominal_hz ? st->rate / prof->nominal_hz : st->rate);
-
-			as->smpRate = (uint16_t)(r > 0xffff ? 0xffff : r);
-			as->present |= SV_HAS_SMPRATE;
-		}
-		if (smpmod) {
-			as->smpMod = prof->smp_mod;
-			as->present |= SV_HAS_SMPMOD;
-		}
-		as->seqData = seq[a];
-		as->seqData_len = SVPUB_CHANNELS * 8;
-	}
-	err = sv_template_init(&st->tpl, &v);
-	if (err)
-		sv_err("stream %s: cannot build its frame: %s", c->svid, strerror(-err));
+	if (err) /* svpub_config_resolve() refuses what cannot be encoded: not expected */
+		sv_err("stream %s: cannot build its frame: %s", st->cfg->svid, strerror(-err));
+	else
+		err = svpub_tx_check_frame_len(p->tx, out_name(p), st->cfg->svid, st->tpl.len, st->cfg->vlan_id >= 0);
 	return err;
 }
 
@@ -448,6 +409,7 @@ static void send_collected(struct svpub *p, unsigned nslots, struct pend **pe)
 			} else {
 				st->tx_errors++;
 				p->tot.tx_errors++;
+				svpub_tx_errlog_add(&p->txerr, -err);
 			}
 		} else {
 			if (p->link_down) {
@@ -546,6 +508,7 @@ int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
 			break;
 		}
 		now = now_ns(p);
+		svpub_tx_errlog_report(&p->txerr, out_name(p), now, false);
 		svpub_tx_poll(p->tx, ts_cb, p);
 		pend_drain(p, now, false);
 		if (p->cfg->status && now >= p->next_status_ns)
@@ -564,6 +527,7 @@ int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
 	if (p->rec)
 		for (unsigned i = 0; i < p->n; i++)
 			summary_flush(p, &p->s[i], i);
+	svpub_tx_errlog_report(&p->txerr, out_name(p), now_ns(p), true);
 	p->tot.run_ns = p->t_last_ns - p->t_first_ns;
 	p->tot.outage = p->tx->outage;
 	p->tot.tx_errors = p->tx->tx_errors;
@@ -626,7 +590,7 @@ int svpub_create(struct svpub **pp, const struct svpub_config *c)
 		if (err < 0)
 			goto out_free;
 		st->queue = err;
-		err = build_template(st, p->tx->if_mac);
+		err = build_template(p, st);
 		if (err)
 			goto out_free;
 		err = svpub_signal_init(&st->sig, st->cfg, i);
@@ -803,8 +767,13 @@ void svpub_print_summary(const struct svpub *p, FILE *f)
 		", stopped %" PRIu64 ", outage %" PRIu64 ", tx errors %" PRIu64 ", overruns %" PRIu64 "\n",
 		p->tot.frames, secs, secs > 0 ? p->tot.frames / secs : 0.0, p->tot.late, p->tot.skipped,
 		p->tot.stopped, p->tot.outage, p->tot.tx_errors, p->tot.overruns);
-	fprintf(f, "svpub: TX timestamps: %s; %" PRIu64 " received, %" PRIu64 " missing, %" PRIu64 " out of order\n",
-		p->tx->ts_detail, p->tot.tx_timestamps, p->tot.tx_ts_missing, p->tot.tx_ts_disorder);
+	if (p->txerr.total) {
+		svpub_tx_errlog_format(&p->txerr, buf, sizeof(buf));
+		fprintf(f, "svpub: tx errors by errno: %s\n", buf);
+	}
+	fprintf(f, "svpub: TX timestamps: %s; %" PRIu64 " received, %" PRIu64 " missing, %" PRIu64 " out of order, %" PRIu64
+		   " of no frame sent\n",
+		p->tx->ts_detail, p->tot.tx_timestamps, p->tot.tx_ts_missing, p->tot.tx_ts_disorder, p->tx->ts_unmatched);
 	if (p->paced) {
 		sv_stats_summarize(&p->lateness, &s);
 		sv_stats_summary_format(&s, buf, sizeof(buf));
@@ -843,6 +812,13 @@ int svpub_print_json(const struct svpub *p, FILE *f)
 	sv_json_kv_uint(&j, "stopped", p->tot.stopped);
 	sv_json_kv_uint(&j, "outage", p->tot.outage);
 	sv_json_kv_uint(&j, "tx_errors", p->tot.tx_errors);
+	sv_json_key(&j, "tx_errors_by_errno"); /* {"ENOBUFS": 4024}: the errno names of tx_errors */
+	sv_json_object_begin(&j);
+	for (unsigned i = 0; i < SVPUB_TX_ERRNOS && p->txerr.by[i].err; i++)
+		sv_json_kv_uint(&j, svpub_errno_name(p->txerr.by[i].err), p->txerr.by[i].count);
+	if (p->txerr.other)
+		sv_json_kv_uint(&j, "other", p->txerr.other);
+	sv_json_object_end(&j);
 	sv_json_kv_uint(&j, "overruns", p->tot.overruns);
 	sv_json_kv_double(&j, "duration_s", p->tot.run_ns / 1e9);
 	sv_json_kv_double(&j, "fps", p->tot.run_ns > 0 ? p->tot.frames / (p->tot.run_ns / 1e9) : 0.0);
@@ -852,6 +828,8 @@ int svpub_print_json(const struct svpub *p, FILE *f)
 	sv_json_kv_uint(&j, "tx_timestamps", p->tot.tx_timestamps);
 	sv_json_kv_uint(&j, "tx_timestamps_missing", p->tot.tx_ts_missing);
 	sv_json_kv_uint(&j, "tx_timestamps_out_of_order", p->tot.tx_ts_disorder);
+	sv_json_kv_uint(&j, "tx_timestamps_unmatched", p->tx->ts_unmatched); /* stamps of no frame sent */
+	sv_json_kv_uint(&j, "tx_timestamp_key_resyncs", p->tx->ts_resync);
 	sv_json_key(&j, "lateness_ns");
 	sv_stats_json(&j, &p->lateness);
 	sv_json_key(&j, "tx_lateness_ns");

@@ -48,7 +48,7 @@ struct svpub_tx {
 	enum sv_clock_id clock;
 	clockid_t cid;
 	enum sv_ts_source ts_source;  /* what svpub_tx_poll() delivers; SV_TS_NONE: nothing */
-	char ts_detail[160];	      /* why this source (for people: "software: SIOCSHWTSTAMP: ...") */
+	char ts_detail[256];	      /* why this source (for people: "software: SIOCSHWTSTAMP: ...") */
 	bool launch_time;	      /* SO_TXTIME active */
 	uint8_t if_mac[6];	      /* the interface's address (02:00:00:00:00:01 for files) */
 	int ifindex;
@@ -57,8 +57,61 @@ struct svpub_tx {
 	uint64_t outage;	      /* frames refused with ENETDOWN/ENXIO/ENODEV */
 	uint64_t tx_errors;	      /* other send failures */
 	uint64_t ts_received;
-	uint64_t ts_unmatched;	      /* stamps whose key matched no pending frame */
+	uint64_t ts_unmatched;	      /* stamps whose key matched no pending frame (or a refused one) */
+	uint64_t ts_resync;	      /* counted keys found behind the kernel's and moved up (AF_PACKET) */
+	uint32_t mtu;		      /* the interface's MTU; 0 unknown or none (files) */
 };
+
+/* Transmit errors as people see them (the errors of svpub_errno_is_outage() are counted apart). The send
+ * path counts (svpub_tx_errlog_add: no logging, no clock); svpub_tx_errlog_report(), called between
+ * batches, says when they start, at most once a second while they go on, and when they stop. */
+#define SVPUB_TX_ERRNOS 4
+struct svpub_tx_errlog {
+	uint64_t total;
+	struct {
+		int err; /* positive errno; 0: unused slot */
+		uint64_t count;
+	} by[SVPUB_TX_ERRNOS]; /* the first distinct errnos of the run */
+	uint64_t other;	       /* errors of any further errno */
+	int last_err;
+	/* what the messages said so far */
+	uint64_t seen;	      /* total at the previous report call */
+	uint64_t reported;    /* total at the previous message */
+	uint64_t episode_at;  /* total when the current episode began */
+	int64_t episode_ns;   /* when it began */
+	int64_t last_ns;      /* the report call that saw the latest new error */
+	int64_t next_ns;      /* no message before this */
+	bool episode;	      /* errors seen, "stopped" not said yet */
+};
+
+/* One refused frame (@err a positive errno). Per-frame path: counts only. */
+static inline void svpub_tx_errlog_add(struct svpub_tx_errlog *l, int err)
+{
+	unsigned i;
+
+	l->total++;
+	l->last_err = err;
+	for (i = 0; i < SVPUB_TX_ERRNOS && l->by[i].err && l->by[i].err != err; i++)
+		;
+	if (i == SVPUB_TX_ERRNOS) {
+		l->other++;
+		return;
+	}
+	l->by[i].err = err;
+	l->by[i].count++;
+}
+
+/* Logs at most one message about the errors on @ifname: at once when they start, then one a second at most
+ * while they go on (how many, which errno), and one when a second passed without any ("stopped": how many
+ * over how long). @now_ns: any clock that does not jump, as long as every call uses the same one. @final: the
+ * run ends; what was not said yet is said now. */
+void svpub_tx_errlog_report(struct svpub_tx_errlog *l, const char *ifname, int64_t now_ns, bool final);
+
+/* "ENOBUFS" for ENOBUFS; "?" for a number without a name. */
+const char *svpub_errno_name(int err);
+
+/* "ENOBUFS 4024, EMSGSIZE 3" (every errno with its count) into @buf; "" when there was none. */
+void svpub_tx_errlog_format(const struct svpub_tx_errlog *l, char *buf, size_t n);
 
 /* Is @err (a positive errno from a send or a kick) an outage: the interface down (ENETDOWN) or gone (ENXIO
  * once the socket lost its device, ENODEV)? Outages are counted apart from other send failures. */
@@ -101,6 +154,16 @@ int svpub_tx_pcap_open(struct svpub_tx **tx, const struct svpub_config *c, enum 
 
 /* Is @ifname up (IFF_UP, asked through @fd, any socket, SIOCGIFFLAGS)? 1 up, 0 down, -errno unknown. */
 int svpub_tx_if_up(int fd, const char *ifname);
+
+/* Is the carrier of @ifname on (the link is up at both ends; rtnetlink's IFLA_CARRIER)? 1 yes, 0 no,
+ * -errno unknown. Opens a netlink socket: not for the per-frame path. */
+int svpub_tx_if_carrier(const char *ifname);
+
+/* Does a frame of @len octets (Ethernet header included, no FCS; @tagged: it carries an 802.1Q tag) fit the
+ * MTU of @ifname (the kernel takes MTU + 14 octets, 4 more for a tagged frame)? 0, or -EMSGSIZE with a
+ * message naming @what (the stream). Without a known MTU (files, tx->mtu 0): 0. */
+int svpub_tx_check_frame_len(const struct svpub_tx *tx, const char *ifname, const char *what, unsigned len,
+			     bool tagged);
 
 /* At open: asks @fd (any socket, SIOCGIFFLAGS) whether @ifname is up. When it is down, warns once and sets
  * tx->link_down. Returns tx->link_down; false also when @fd < 0 or the ioctl fails (nothing is known). */

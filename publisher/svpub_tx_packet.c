@@ -3,8 +3,18 @@
  * AF_PACKET back-end: one SOCK_RAW socket per SO_PRIORITY, frames of one deadline in one sendmmsg().
  * PACKET_QDISC_BYPASS hands frames straight to the driver (no qdisc: lower latency, but also no tc
  * classes and no ETF, so it is switched off for SO_TXTIME). Transmit timestamps through SO_TIMESTAMPING
- * with OPT_ID (the key numbers the frames of each socket) and OPT_TSONLY, read from the error queue with
- * MSG_DONTWAIT between batches so the pacing loop never waits for them.
+ * with OPT_ID and OPT_TSONLY, read from the error queue with MSG_DONTWAIT between batches so the pacing loop
+ * never waits for them.
+ *
+ * A stamp names its frame by a 32-bit key. From Linux 6.13 the key is svpub's, set per frame in an
+ * SCM_TS_OPT_ID control message (af_packet.ts_key: cmsg); it holds whatever the kernel does with the frame.
+ * Before, the socket counts the frames it numbered (counted): packet_snd() numbers a frame
+ * (skb_setup_tx_timestamp) after the checks that fail with ENXIO, ENETDOWN, EINVAL, EMSGSIZE, EFAULT and
+ * the buffer allocation, and before the transmit, whose drops come back as ENOBUFS (no carrier with
+ * PACKET_QDISC_BYPASS, a full queue). So a frame refused with ENOBUFS used a key and the others did not;
+ * a stamp whose key is ahead of the count (a numbered frame refused with another errno) moves the count up
+ * (tx->ts_resync). Frames refused after their key was taken once left every later stamp unmatched: the
+ * count never caught up (issue 27: every frame after a carrier loss stamped "user").
  */
 #include <errno.h>
 #include <time.h>
@@ -28,21 +38,33 @@
 #define SO_TXTIME 61
 #define SCM_TXTIME SO_TXTIME
 #endif
+#ifndef SCM_TS_OPT_ID
+#define SCM_TS_OPT_ID 81 /* Linux 6.13, asm-generic (x86, arm64); another number on sparc and parisc */
+#endif
 
 #define MAX_QUEUES 16
 #define MAX_BATCH 1024
 #define KEY_RING 65536u /* > frames in flight between a send and its stamp */
 #define POLL_BATCH 64
 #define CTRL_LEN 256
+#define PROBE_AGAIN_NS 100000000 /* keys not known (interface down at start): asked again at most this often */
+#define NO_COOKIE UINT64_MAX /* the key of a refused frame: a stamp for it is not one of a sent frame */
+
+enum { KEYS_CMSG, KEYS_COUNTED, KEYS_UNKNOWN }; /* KEYS_UNKNOWN: counted until the kernel can be asked */
 
 struct pq {
 	int fd;
 	uint32_t prio;
-	uint32_t next_key;
-	uint64_t *cookie; /* KEY_RING */
+	uint32_t next_key;  /* the key of the next frame (counted: the kernel's count, as far as svpub knows) */
+	bool silent;	    /* counted: a sendmmsg stopped before a frame without saying why; its retry tells */
+	uint64_t *cookie;   /* KEY_RING, by key */
 	struct mmsghdr msg[MAX_BATCH];
 	struct iovec iov[MAX_BATCH];
-	char txctl[MAX_BATCH][CMSG_SPACE(sizeof(uint64_t))];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint64_t)) + CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctl[MAX_BATCH];
+	unsigned txtime_at, key_at; /* offsets of the SCM_TXTIME and SCM_TS_OPT_ID headers in ctl[i].buf */
 };
 
 struct tx_packet {
@@ -52,6 +74,12 @@ struct tx_packet {
 	unsigned nq;
 	bool timestamps;
 	bool hw;
+	int keys;	      /* KEYS_* */
+	int ts_key_cfg;	      /* enum svpub_ts_key */
+	char *probe;	      /* the frame that asks about SCM_TS_OPT_ID (over the MTU), until the keys are known */
+	size_t probe_len;
+	int64_t probe_next_ns; /* KEYS_UNKNOWN: asked again from then on (monotonic) */
+	char ts_base[sizeof(((struct svpub_tx *)0)->ts_detail)]; /* ts_detail without the keys */
 	int64_t realtime_to_clock_ns;
 	struct pq q[MAX_QUEUES];
 	/* error-queue reading */
@@ -123,6 +151,116 @@ static int hw_timestamps_enable(int fd, const char *ifname, char *why, size_t n)
 	return 0;
 }
 
+/* Does the kernel take SCM_TS_OPT_ID on AF_PACKET sockets (Linux 6.13+)? Asked with a frame longer than the
+ * interface takes: packet_snd() reads the control messages first (an unknown one is EINVAL), then refuses the
+ * length (EMSGSIZE) before it builds anything: nothing is sent, no key is used. @fd has SO_TIMESTAMPING with
+ * OPT_ID (without it the kernel refuses the message too). 1 yes, 0 no, -errno not known (-ENETDOWN, -ENXIO:
+ * the interface is down or gone, which packet_snd() checks first). */
+static int probe_ts_opt_id(int fd, char *frame, size_t len)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = frame, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			    .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *cm;
+	uint32_t key = 0;
+
+	memset(&ctl, 0, sizeof(ctl));
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_TS_OPT_ID;
+	cm->cmsg_len = CMSG_LEN(sizeof(key));
+	memcpy(CMSG_DATA(cm), &key, sizeof(key));
+	if (sendmsg(fd, &m, MSG_DONTWAIT) >= 0 || errno == EMSGSIZE)
+		return 1;
+	return errno == EINVAL ? 0 : -errno;
+}
+
+static void keys_set(struct tx_packet *p, int keys, const char *how)
+{
+	p->keys = keys;
+	snprintf(p->base.ts_detail, sizeof(p->base.ts_detail), "%.160s; keys %s", p->ts_base, how);
+	if (keys != KEYS_UNKNOWN) {
+		free(p->probe);
+		p->probe = NULL;
+	}
+}
+
+/* Settles how stamps name their frames, asking the kernel through @fd (a queue's socket, timestamps on).
+ * Returns 0, or -EOPNOTSUPP when af_packet.ts_key: cmsg and the kernel refuses SCM_TS_OPT_ID (logged). */
+static int keys_decide(struct tx_packet *p, int fd)
+{
+	int r;
+
+	if (p->ts_key_cfg == SVPUB_TS_KEY_COUNTED) {
+		keys_set(p, KEYS_COUNTED, "counted (af_packet.ts_key: counted)");
+		return 0;
+	}
+	if (!p->probe) {
+		p->probe_len = (size_t)(p->base.mtu ? p->base.mtu : 65535) + 256; /* over MTU + link header + tag */
+		p->probe = calloc(1, p->probe_len);
+		if (!p->probe)
+			return -ENOMEM;
+	}
+	r = probe_ts_opt_id(fd, p->probe, p->probe_len);
+	if (r == 1) {
+		keys_set(p, KEYS_CMSG, "per frame (SCM_TS_OPT_ID)");
+	} else if (r == 0 && p->ts_key_cfg == SVPUB_TS_KEY_CMSG) {
+		sv_err("af_packet.ts_key: cmsg: this kernel refuses SCM_TS_OPT_ID on AF_PACKET sockets (Linux 6.13 and "
+		       "later take it); use auto or counted");
+		return -EOPNOTSUPP;
+	} else if (r == 0) {
+		keys_set(p, KEYS_COUNTED, "counted (no SCM_TS_OPT_ID: Linux before 6.13)");
+	} else if (p->ts_key_cfg == SVPUB_TS_KEY_CMSG) {
+		keys_set(p, KEYS_CMSG, "per frame (SCM_TS_OPT_ID, af_packet.ts_key: cmsg)");
+	} else {
+		/* Down or gone: frames are refused before they are numbered, so counting is right until the kernel
+		 * can be asked (from the send path, every PROBE_AGAIN_NS while it cannot). */
+		keys_set(p, KEYS_UNKNOWN, "not known yet (SCM_TS_OPT_ID is asked about when the interface is up)");
+		p->probe_next_ns = sv_clock_gettime_ns(CLOCK_MONOTONIC) + PROBE_AGAIN_NS;
+	}
+	return 0;
+}
+
+/* Control messages of every frame of @q: SCM_TXTIME (launch time) and SCM_TS_OPT_ID (key), as in use. */
+static void layout(const struct tx_packet *p, struct pq *q)
+{
+	unsigned len = 0;
+
+	q->txtime_at = q->key_at = 0;
+	if (p->base.launch_time) {
+		q->txtime_at = len;
+		len += CMSG_SPACE(sizeof(uint64_t));
+	}
+	if (p->keys == KEYS_CMSG) {
+		q->key_at = len;
+		len += CMSG_SPACE(sizeof(uint32_t));
+	}
+	for (unsigned i = 0; i < MAX_BATCH; i++) {
+		struct msghdr *m = &q->msg[i].msg_hdr;
+		struct cmsghdr *cm;
+
+		memset(q->ctl[i].buf, 0, sizeof(q->ctl[i].buf));
+		m->msg_control = len ? q->ctl[i].buf : NULL;
+		m->msg_controllen = len;
+		if (p->base.launch_time) {
+			cm = (struct cmsghdr *)(void *)(q->ctl[i].buf + q->txtime_at);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_TXTIME;
+			cm->cmsg_len = CMSG_LEN(sizeof(uint64_t));
+		}
+		if (p->keys == KEYS_CMSG) {
+			cm = (struct cmsghdr *)(void *)(q->ctl[i].buf + q->key_at);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_TS_OPT_ID;
+			cm->cmsg_len = CMSG_LEN(sizeof(uint32_t));
+		}
+	}
+}
+
 static int packet_add_queue(struct svpub_tx *tx, uint32_t so_priority)
 {
 	struct tx_packet *p = (struct tx_packet *)tx;
@@ -181,35 +319,68 @@ static int packet_add_queue(struct svpub_tx *tx, uint32_t so_priority)
 		if (p->hw)
 			flags |= SOF_TIMESTAMPING_TX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE;
 		if (setsockopt(q->fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) < 0) {
-			sv_warn("SO_TIMESTAMPING: %s: no transmit timestamps", strerror(errno));
+			int e = errno;
+
+			sv_warn("SO_TIMESTAMPING: %s: no transmit timestamps", strerror(e));
 			p->timestamps = false;
+			p->keys = KEYS_COUNTED; /* no keys at all: no SCM_TS_OPT_ID either */
 			tx->ts_source = SV_TS_NONE;
-			snprintf(tx->ts_detail, sizeof(tx->ts_detail), "none (SO_TIMESTAMPING: %s)", strerror(errno));
+			snprintf(tx->ts_detail, sizeof(tx->ts_detail), "none (SO_TIMESTAMPING: %s)", strerror(e));
 		}
 	}
-	q->cookie = calloc(KEY_RING, sizeof(*q->cookie));
+	q->cookie = malloc(KEY_RING * sizeof(*q->cookie));
 	if (!q->cookie) {
 		err = -ENOMEM;
 		goto out_close;
 	}
+	for (unsigned i = 0; i < KEY_RING; i++)
+		q->cookie[i] = NO_COOKIE;
 	for (unsigned i = 0; i < MAX_BATCH; i++) {
 		q->msg[i].msg_hdr.msg_iov = &q->iov[i];
 		q->msg[i].msg_hdr.msg_iovlen = 1;
-		if (tx->launch_time) {
-			struct cmsghdr *cm;
-
-			q->msg[i].msg_hdr.msg_control = q->txctl[i];
-			q->msg[i].msg_hdr.msg_controllen = sizeof(q->txctl[i]);
-			cm = CMSG_FIRSTHDR(&q->msg[i].msg_hdr);
-			cm->cmsg_level = SOL_SOCKET;
-			cm->cmsg_type = SCM_TXTIME;
-			cm->cmsg_len = CMSG_LEN(sizeof(uint64_t));
-		}
 	}
+	if (p->timestamps && p->keys == KEYS_UNKNOWN) {
+		err = keys_decide(p, q->fd);
+		if (err)
+			goto out_free;
+	}
+	/* A queue may have switched launch time off for all: every queue's messages are laid out again. */
+	for (unsigned i = 0; i <= p->nq; i++)
+		layout(p, &p->q[i]);
 	return (int)p->nq++;
+out_free:
+	free(q->cookie);
 out_close:
 	close(q->fd);
 	return err;
+}
+
+/* The data of the control message whose header is @at octets into @m's control buffer (see layout()). */
+static void *ctl_data(struct msghdr *m, unsigned at)
+{
+	return CMSG_DATA((struct cmsghdr *)(void *)((char *)m->msg_control + at));
+}
+
+/* Counted keys: the next key goes to @cookie (NO_COOKIE: a frame the kernel numbered and refused). */
+static void key_use(struct pq *q, uint64_t cookie)
+{
+	q->cookie[q->next_key % KEY_RING] = cookie;
+	q->next_key++;
+}
+
+/* Counted keys: a frame was refused with @err. Numbered, i.e. dropped at transmit, only with ENOBUFS (see the
+ * top of the file). A frame sendmmsg stopped at without saying why (q->silent) was then tried twice: the
+ * unseen failure is taken to be this one. */
+static void key_refused(struct pq *q, int err)
+{
+	unsigned used = err == ENOBUFS ? 1 : 0;
+
+	if (q->silent) {
+		used *= 2;
+		q->silent = false;
+	}
+	while (used--)
+		key_use(q, NO_COOKIE);
 }
 
 static int packet_send(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f, unsigned n)
@@ -217,18 +388,37 @@ static int packet_send(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f,
 	struct tx_packet *p = (struct tx_packet *)tx;
 	struct pq *q = &p->q[queue];
 	unsigned done = 0;
+	uint32_t base;
 	int sent = 0;
+	bool cmsg;
 
 	if (n > MAX_BATCH)
 		n = MAX_BATCH;
+	if (p->keys == KEYS_UNKNOWN && sv_clock_gettime_ns(CLOCK_MONOTONIC) >= p->probe_next_ns &&
+	    !keys_decide(p, q->fd) && p->keys != KEYS_UNKNOWN) {
+		sv_info("TX timestamps on %s: keys %s", p->ifname, p->keys == KEYS_CMSG ? "per frame (SCM_TS_OPT_ID)"
+											  : "counted");
+		for (unsigned i = 0; i < p->nq; i++)
+			layout(p, &p->q[i]);
+	}
+	cmsg = p->keys == KEYS_CMSG;
+	base = q->next_key;
 	for (unsigned i = 0; i < n; i++) {
+		struct msghdr *m = &q->msg[i].msg_hdr;
+
 		q->iov[i].iov_base = (void *)f[i].data;
 		q->iov[i].iov_len = f[i].len;
 		f[i].err = 0;
 		if (tx->launch_time) {
 			uint64_t t = (uint64_t)f[i].t_sched_ns;
 
-			memcpy(CMSG_DATA(CMSG_FIRSTHDR(&q->msg[i].msg_hdr)), &t, sizeof(t));
+			memcpy(ctl_data(m, q->txtime_at), &t, sizeof(t));
+		}
+		if (cmsg) {
+			uint32_t key = base + i;
+
+			memcpy(ctl_data(m, q->key_at), &key, sizeof(key));
+			q->cookie[key % KEY_RING] = f[i].cookie;
 		}
 	}
 	while (done < n) {
@@ -239,21 +429,35 @@ static int packet_send(struct svpub_tx *tx, unsigned queue, struct svpub_txf *f,
 
 			if (e == EINTR)
 				continue;
-			/* The first frame failed: count it and go on with the rest. */
+			/* Frame `done` was refused: count it and go on with the rest. */
 			f[done].err = -e;
 			if (svpub_errno_is_outage(e))
 				tx->outage++;
 			else
 				tx->tx_errors++;
+			if (cmsg)
+				q->cookie[(base + done) % KEY_RING] = NO_COOKIE;
+			else
+				key_refused(q, e);
 			done++;
 			continue;
 		}
 		for (int i = 0; i < r; i++, done++) {
-			q->cookie[q->next_key % KEY_RING] = f[done].cookie;
-			q->next_key++;
-			sent++;
+			if (cmsg)
+				continue;
+			if (q->silent) { /* its unseen failure was a drop at transmit (a numbered frame) */
+				key_use(q, NO_COOKIE);
+				q->silent = false;
+			}
+			key_use(q, f[done].cookie);
 		}
+		sent += r;
+		/* sendmmsg does not say why it stopped before frame `done`: the next call tries it again and tells. */
+		if (done < n && !cmsg)
+			q->silent = true;
 	}
+	if (cmsg)
+		q->next_key = base + n;
 	return sent;
 }
 
@@ -289,6 +493,8 @@ static int packet_poll(struct svpub_tx *tx, svpub_tx_ts_fn fn, void *ctx)
 				struct msghdr *m = &p->emsg[i].msg_hdr;
 				struct scm_timestamping *tss = NULL;
 				struct sock_extended_err *ee = NULL;
+				uint64_t cookie;
+				uint32_t key;
 
 				for (struct cmsghdr *cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
 					if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPING)
@@ -298,18 +504,29 @@ static int packet_poll(struct svpub_tx *tx, svpub_tx_ts_fn fn, void *ctx)
 				}
 				if (!tss || !ee || ee->ee_origin != SO_EE_ORIGIN_TIMESTAMPING)
 					continue;
+				key = ee->ee_data;
 				/* The key must be one of the last KEY_RING frames sent. */
-				if (q->next_key - ee->ee_data - 1 >= KEY_RING) {
+				if (q->next_key - key - 1 >= KEY_RING) {
+					/* Counted keys behind the kernel's (a frame numbered and refused with an
+					 * errno other than ENOBUFS): the count moves up to it. */
+					if (p->keys != KEYS_CMSG && key - q->next_key < KEY_RING) {
+						while (q->next_key != key + 1)
+							key_use(q, NO_COOKIE);
+						tx->ts_resync++;
+					}
 					tx->ts_unmatched++;
 					continue;
 				}
-				if (tss->ts[2].tv_sec || tss->ts[2].tv_nsec) {
-					fn(ctx, q->cookie[ee->ee_data % KEY_RING], sv_timespec_to_ns(&tss->ts[2]),
-					   SV_TS_HARDWARE);
-				} else {
-					fn(ctx, q->cookie[ee->ee_data % KEY_RING],
-					   sv_timespec_to_ns(&tss->ts[0]) + p->realtime_to_clock_ns, SV_TS_SOFTWARE);
+				cookie = q->cookie[key % KEY_RING];
+				if (cookie == NO_COOKIE) { /* a frame the kernel stamped and then refused */
+					tx->ts_unmatched++;
+					continue;
 				}
+				if (tss->ts[2].tv_sec || tss->ts[2].tv_nsec)
+					fn(ctx, cookie, sv_timespec_to_ns(&tss->ts[2]), SV_TS_HARDWARE);
+				else
+					fn(ctx, cookie, sv_timespec_to_ns(&tss->ts[0]) + p->realtime_to_clock_ns,
+					   SV_TS_SOFTWARE);
 				tx->ts_received++;
 				total++;
 			}
@@ -328,6 +545,7 @@ static int packet_close(struct svpub_tx *tx)
 		close(p->q[i].fd);
 		free(p->q[i].cookie);
 	}
+	free(p->probe);
 	free(p);
 	return 0;
 }
@@ -371,6 +589,8 @@ int svpub_tx_packet_open(struct svpub_tx **txp, const struct svpub_config *c, en
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->interface);
 	if (ioctl(fd, SIOCGIFHWADDR, &ifr) == 0)
 		memcpy(tx->if_mac, ifr.ifr_hwaddr.sa_data, 6);
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0)
+		tx->mtu = (uint32_t)ifr.ifr_mtu;
 	svpub_tx_check_down(tx, fd, c->interface);
 
 	p->timestamps = c->af_packet.timestamps;
@@ -394,6 +614,10 @@ int svpub_tx_packet_open(struct svpub_tx **txp, const struct svpub_config *c, en
 		snprintf(tx->ts_detail, sizeof(tx->ts_detail), "none (af_packet.timestamps: false)");
 	}
 	close(fd);
+	/* Keys are settled with the first queue's socket (packet_add_queue), whose timestamps are on. */
+	p->ts_key_cfg = c->af_packet.ts_key;
+	p->keys = p->timestamps ? KEYS_UNKNOWN : KEYS_COUNTED;
+	snprintf(p->ts_base, sizeof(p->ts_base), "%s", tx->ts_detail);
 
 	if (c->af_packet.txtime) {
 		int etf = etf_present(tx->ifindex);

@@ -430,17 +430,25 @@ static void test_print_round_trip(void **state)
 	assert_int_equal(sv_config_set(svpub_config_table, &pc, "backend=pcap", &err), 0);
 	assert_int_equal(sv_config_set(svpub_config_table, &pc, "streams[1].profile=F4800S2I4U4", &err), 0);
 	assert_int_equal(sv_config_set(svpub_config_table, &pc, "streams[1].signal.events[0].type=frequency", &err), 0);
+	/* keys and values the issue-27 rules look at: the most that fits, printable edge characters */
+	assert_int_equal(sv_config_set(svpub_config_table, &pc, "af_packet.ts_key=counted", &err), 0);
+	assert_int_equal(sv_config_set(svpub_config_table, &pc, "streams[2].asdus=15", &err), 0);
+	assert_int_equal(sv_config_set(svpub_config_table, &pc, "streams[2].sample_rate=6000", &err), 0);
+	assert_int_equal(sv_config_set(svpub_config_table, &pc, "streams[0].datset= ~\"x\\y: #z", &err), 0);
 	assert_int_equal(svpub_config_resolve(&pc, &err), 0);
 	t1 = print_to_string(svpub_config_table, &pc);
 	assert_int_equal(svpub_config_init(&pc2), 0);
 	assert_int_equal(sv_config_load_string(svpub_config_table, &pc2, t1, strlen(t1), "dump", &err), 0);
 	t2 = print_to_string(svpub_config_table, &pc2);
 	assert_string_equal(t1, t2);
-	assert_int_equal(pc2.nstreams, 2);
+	assert_int_equal(pc2.nstreams, 3);
 	assert_string_equal(pc2.streams[1].svid, "svpub02");
 	assert_int_equal(pc2.streams[1].appid, 0x4001);
 	assert_int_equal(pc2.streams[1].dst[5], 1);
 	assert_int_equal(pc2.streams[1].signal.events[0].type, SVPUB_EV_FREQUENCY);
+	assert_int_equal(pc2.af_packet.ts_key, SVPUB_TS_KEY_COUNTED);
+	assert_string_equal(pc2.streams[0].datset, " ~\"x\\y: #z");
+	assert_int_equal(svpub_config_resolve(&pc2, &err), 0); /* what --print-config prints passes the rules again */
 	free(t1);
 	free(t2);
 }

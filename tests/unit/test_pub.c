@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-/* svpub: schedule arithmetic for every preset, signal values against closed forms, config rules, and the
- * engine end to end into a pcap file (read back with sv_pcap + sv_codec). */
+/* svpub: schedule arithmetic for every preset, signal values against closed forms, config rules (and where
+ * they point in the file), frame sizes against the template and the MTU, the transmit-error messages, and
+ * the engine end to end into a pcap file (read back with sv_pcap + sv_codec). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -18,10 +19,12 @@
 #include "sv_clock.h"
 #include "sv_codec.h"
 #include "sv_dataset.h"
+#include "sv_log.h"
 #include "sv_pcap.h"
 #include "svpub_config.h"
 #include "svpub_engine.h"
 #include "svpub_signal.h"
+#include "svpub_tx.h"
 
 /* Every preset: frame k's first smpCnt is (k*asdus) mod rate, the first frame of every second has
  * smpCnt 0, deadlines are strictly increasing with spacing within 1 ns of the period, the deadline is
@@ -327,8 +330,11 @@ static void test_config_rules(void **state)
 	assert_int_equal(svpub_config_resolve(&cfg, &err), 0);
 }
 
-/* Rules checked after loading still name file:line:column when the file holds the offending value, and
- * do not when an override replaced it. */
+/* Rules checked after loading still name file:line:column when the file holds the offending value (want
+ * starts with ':'), and do not when an override replaced it. A rule of several keys points at the one the file
+ * holds. */
+#define ID10 "MU01LD0123"
+#define ID120 ID10 ID10 ID10 ID10 ID10 ID10 ID10 ID10 ID10 ID10 ID10 ID10
 static void test_config_rule_positions(void **state)
 {
 	static const struct {
@@ -339,6 +345,24 @@ static void test_config_rule_positions(void **state)
 		  "        - type: fault\n          phases: abx\n",
 		  NULL, ":8:19: streams[1].signal.events[1].phases: phases are letters" },
 		{ "streams:\n  - profile: F4800S2I4U4\n", "streams[0].profile=nope", "streams[0].profile: unknown profile" },
+		/* issue 27: rules that had no position */
+		{ "streams: []\n", NULL, ":1:10: streams: at least one stream is needed" },
+		{ "streams:\n  - sample_rate: 70000\n", NULL, ":2:18: streams[0].sample_rate: 70000 samples/s: smpCnt is 16 bits" },
+		{ "streams:\n  - smp_synch: 0\n    sample_rate: 0x11170\n", NULL,
+		  ":3:18: streams[0].sample_rate: 70000 samples/s: smpCnt is 16 bits" },
+		{ "streams:\n  - sample_rate: 8000\n", "streams[0].sample_rate=70000", "streams[0].sample_rate: 70000 samples/s" },
+		{ "streams:\n  - profile: 9-2le-60hz\n    asdus: 7\n", NULL, ":3:12: streams[0].asdus: the sample rate (4800/s)" },
+		{ "streams:\n  - asdus: 7\n", "streams[0].sample_rate=4950", ":2:12: streams[0].asdus: the sample rate (4950/s)" },
+		{ "streams:\n  - sample_rate: 4010\n", NULL, ":2:18: streams[0].sample_rate: 4010 samples/s is no whole number" },
+		{ "streams:\n  - profile: F4800S2I4U4\n    sample_rate: 65536\n", NULL,
+		  ":3:18: streams[0].sample_rate: 65536 samples/s: smpRate is 16 bits" },
+		{ "streams:\n  - svid: A\n  - svid: \"M\\u00dc01\"\n", NULL,
+		  ":3:11: streams[1].svid: svID is a VisibleString (IEC 61850-9-2: printable ASCII 0x20..0x7E): octet 2 is 0xC3" },
+		{ "streams:\n  - datset: \"LD0\\tX\"\n", NULL, ":2:13: streams[0].datset: datSet is a VisibleString" },
+		{ "streams:\n  - asdus: 16\n", NULL, ":2:12: streams[0].asdus: a frame of 16 ASDUs is 1541 octets" },
+		{ "streams:\n  - profile: 9-2le-256-50hz\n    svid: " ID120 "\n", NULL, ":3:11: streams[0].svid: a frame of 8 ASDUs is" },
+		{ "streams:\n  - signal:\n      source: replay\n", NULL,
+		  ":3:15: streams[0].signal.source: source replay needs a capture file" },
 	};
 	char path[64];
 
@@ -355,15 +379,213 @@ static void test_config_rule_positions(void **state)
 		assert_int_equal(sv_config_load_file(svpub_config_table, &cfg, path, &err), 0);
 		if (cases[i].set)
 			assert_int_equal(sv_config_set(svpub_config_table, &cfg, cases[i].set, &err), 0);
-		assert_int_equal(svpub_config_resolve_file(&cfg, path, &err), -EINVAL);
+		if (svpub_config_resolve_file(&cfg, path, &err) != -EINVAL)
+			fail_msg("case %u: accepted", i);
 		if (!strstr(err.text, cases[i].want))
 			fail_msg("case %u: '%s' does not contain '%s'", i, err.text, cases[i].want);
-		if (cases[i].set)
+		if (cases[i].want[0] != ':')
 			assert_int_equal(err.line, 0); /* the file says something else: no position in it */
 		else
 			assert_int_equal(strncmp(err.text, path, strlen(path)), 0);
 	}
 	unlink(path);
+}
+
+/* The rules svpub checks once the config is loaded, one row each (overrides applied to the defaults): what
+ * passes, and what is refused with the key and the reason. */
+static void test_config_rule_table(void **state)
+{
+	static const struct {
+		const char *set[4];
+		const char *want; /* NULL: accepted */
+	} cases[] = {
+		{ { NULL }, NULL },
+		/* the frame within the template (SV_TEMPLATE_MAX_FRAME): 16 ASDUs of the default svID do not fit */
+		{ { "streams[0].asdus=16" }, "streams[0].asdus: a frame of 16 ASDUs is 1541 octets, over the 1536 of svpub's "
+					     "frame buffer (and over a 1500-octet MTU): 15 ASDUs fit" },
+		{ { "streams[0].asdus=16", "streams[0].svid=A" }, NULL },
+		{ { "streams[0].asdus=15", "streams[0].sample_rate=6000" }, NULL },
+		{ { "streams[0].asdus=16", "streams[0].svid=A", "streams[0].refrtm=true" }, "15 ASDUs fit" },
+		/* svID and datSet are VisibleStrings: 0x20..0x7E */
+		{ { "streams[0].svid=MU\t01" }, "streams[0].svid: svID is a VisibleString (IEC 61850-9-2: printable ASCII "
+						"0x20..0x7E): octet 3 is 0x09" },
+		{ { "streams[0].svid=M\xc3\x9c" "01" }, "streams[0].svid: svID is a VisibleString" },
+		{ { "streams[0].svid= ~MU01~ " }, NULL },
+		{ { "streams[0].datset=LD0/LLN0$D\x7f" }, "streams[0].datset: datSet is a VisibleString (IEC 61850-9-2: printable "
+							 "ASCII 0x20..0x7E): octet 11 is 0x7F" },
+		{ { "streams[0].datset=LD0/LLN0$PhsMeas1" }, NULL },
+		/* smpCnt: 16 bits, restarted every second whatever smpSynch says */
+		{ { "streams[0].sample_rate=70000" }, "streams[0].sample_rate: 70000 samples/s: smpCnt is 16 bits" },
+		{ { "streams[0].sample_rate=70000", "streams[0].smp_synch=0" }, "(smpSynch 0): at most 65536 samples/s" },
+		{ { "streams[0].sample_rate=65536", "streams[0].smprate=false" }, NULL },
+		/* smpRate: a whole number of samples per nominal period (smpMod 0), 16 bits */
+		{ { "streams[0].sample_rate=4010" }, "streams[0].sample_rate: 4010 samples/s is no whole number of samples "
+						     "per 50 Hz period" },
+		{ { "streams[0].sample_rate=4010", "streams[0].smprate=false" }, NULL },
+		{ { "streams[0].profile=F4800S2I4U4", "streams[0].sample_rate=65536" },
+		  "streams[0].sample_rate: 65536 samples/s: smpRate is 16 bits and cannot carry 65536 (samples per second" },
+		{ { "streams[0].profile=F4800S2I4U4", "streams[0].sample_rate=65534" }, NULL },
+		{ { "streams[0].profile=9-2le-60hz", "streams[0].asdus=7" }, "streams[0].asdus: the sample rate (4800/s) must "
+									    "be a multiple of the ASDUs per frame (7)" },
+		{ { "streams[0].signal.source=replay" }, "streams[0].signal.replay: source replay needs a capture file" },
+		{ { "streams[1].asdus=16" }, "streams[1].asdus: a frame of 16 ASDUs is 1541" },
+		{ { "streams[1].svid=B", "streams[1].asdus=16", "streams[1].sample_rate=4800" }, NULL },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sv_cfg_error err;
+		int ret;
+
+		assert_int_equal(svpub_config_init(&cfg), 0);
+		for (unsigned k = 0; k < 4 && cases[i].set[k]; k++)
+			if (sv_config_set(svpub_config_table, &cfg, cases[i].set[k], &err))
+				fail_msg("case %u: %s: %s", i, cases[i].set[k], err.text);
+		ret = svpub_config_resolve(&cfg, &err);
+		if (!cases[i].want && ret)
+			fail_msg("case %u: refused: %s", i, err.text);
+		if (cases[i].want && (ret != -EINVAL || !strstr(err.text, cases[i].want)))
+			fail_msg("case %u: got %d '%s', want '%s'", i, ret, err.text, cases[i].want);
+		if (!ret) /* what resolve accepts, the engine can build */
+			for (unsigned k = 0; k < cfg.nstreams; k++) {
+				static struct sv_template t;
+				static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };
+
+				assert_int_equal(svpub_stream_template(&cfg.streams[k], mac, &t), 0);
+				assert_int_equal(t.len, svpub_stream_frame_len(&cfg.streams[k]));
+			}
+	}
+}
+
+/* The frames the engine builds are the size the config rules measure, for every preset and field. */
+static void test_stream_frame_len(void **state)
+{
+	static struct sv_view v;
+	static struct sv_template t;
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };
+	struct sv_cfg_error err;
+
+	(void)state;
+	for (unsigned pi = 0; pi < sv_profiles_count; pi++) {
+		for (unsigned variant = 0; variant < 4; variant++) {
+			assert_int_equal(svpub_config_init(&cfg), 0);
+			snprintf(cfg.streams[0].profile, sizeof(cfg.streams[0].profile), "%s", sv_profiles[pi].name);
+			cfg.streams[0].refrtm = variant & 1;
+			cfg.streams[0].vlan_id = variant & 2 ? -1 : 7;
+			if (variant == 3)
+				snprintf(cfg.streams[0].datset, sizeof(cfg.streams[0].datset), "MU01LD0/LLN0$PhsMeas1");
+			assert_int_equal(svpub_config_resolve(&cfg, &err), 0);
+			assert_int_equal(svpub_stream_template(&cfg.streams[0], mac, &t), 0);
+			assert_int_equal(t.len, svpub_stream_frame_len(&cfg.streams[0]));
+			assert_int_equal(sv_codec_decode(t.frame, t.len, &v, NULL), 0);
+			assert_int_equal(v.noASDU, svpub_stream_asdus(&cfg.streams[0]));
+			assert_int_equal(v.vlan, variant & 2 ? 0 : 1);
+		}
+	}
+}
+
+/* Frames over the interface's MTU are refused before the run (the kernel takes MTU + 14, + 4 when tagged). */
+static void test_tx_frame_len(void **state)
+{
+	static const struct {
+		uint32_t mtu;
+		unsigned len;
+		bool tagged;
+		int want;
+	} cases[] = {
+		{ 1500, 1514, false, 0 },    { 1500, 1515, false, -EMSGSIZE }, { 1500, 1518, true, 0 },
+		{ 1500, 1519, true, -EMSGSIZE }, { 9000, 1541, true, 0 },	       { 0, 60000, false, 0 },
+		{ 1280, 1295, true, 0 },     { 1280, 1299, false, -EMSGSIZE },
+	};
+	struct svpub_tx tx;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&tx, 0, sizeof(tx));
+		tx.mtu = cases[i].mtu;
+		if (svpub_tx_check_frame_len(&tx, "eth9", "MU01", cases[i].len, cases[i].tagged) != cases[i].want)
+			fail_msg("case %u: mtu %u len %u", i, cases[i].mtu, cases[i].len);
+	}
+}
+
+/* Transmit errors: said at once, then at most once a second while they last, "stopped" a second after the
+ * last, and what is left at the end of the run; counted per errno. */
+static char logged[16][512];
+static enum sv_log_level logged_level[16];
+static unsigned nlogged;
+
+static void log_capture(enum sv_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (nlogged < 16) {
+		snprintf(logged[nlogged], sizeof(logged[0]), "%s", msg);
+		logged_level[nlogged] = level;
+	}
+	nlogged++;
+}
+
+static void test_tx_errlog(void **state)
+{
+	static const struct {
+		int64_t t_ms;
+		int err;	  /* a frame refused with it before the report; 0: none */
+		unsigned n;	  /* how many */
+		bool final;
+		const char *want; /* the message this report call logs; NULL: none */
+	} steps[] = {
+		{ 0, ENOBUFS, 3, false, "transmit errors on svtest0: the kernel refuses frames: No buffer space available (ENOBUFS" },
+		{ 300, ENOBUFS, 2, false, NULL },
+		{ 999, 0, 0, false, NULL },
+		{ 1000, ENOBUFS, 1, false, "transmit errors on svtest0: 3 more frames refused in the last 1.0 s (latest: "
+					   "ENOBUFS, No buffer space available), 6 since they began" },
+		{ 1500, 0, 0, false, NULL },
+		{ 1999, 0, 0, false, NULL },
+		{ 2000, 0, 0, false, "transmit errors on svtest0 stopped: 6 frames refused over 1.000 s (this run: ENOBUFS 6)" },
+		{ 2500, 0, 0, false, NULL },
+		{ 3000, EMSGSIZE, 1, false, "(EMSGSIZE; the frame is over the interface's MTU)" },
+		{ 3200, ENOBUFS, 1, false, NULL },
+		{ 3300, 0, 0, true, "transmit errors on svtest0: 2 frames refused over 0.200 s, the last 0.100 s before the end "
+				    "of the run (this run: ENOBUFS 7, EMSGSIZE 1)" },
+	};
+	struct svpub_tx_errlog l;
+	char buf[128];
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	sv_log_set(log_capture, NULL, SV_LOG_DEBUG);
+	for (unsigned i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		nlogged = 0;
+		for (unsigned k = 0; k < steps[i].n; k++)
+			svpub_tx_errlog_add(&l, steps[i].err);
+		svpub_tx_errlog_report(&l, "svtest0", steps[i].t_ms * 1000000, steps[i].final);
+		if (!steps[i].want && nlogged)
+			fail_msg("step %u: unexpected '%s'", i, logged[0]);
+		if (steps[i].want && (nlogged != 1 || !strstr(logged[0], steps[i].want)))
+			fail_msg("step %u: %u messages, '%s', want '%s'", i, nlogged, nlogged ? logged[0] : "", steps[i].want);
+	}
+	/* errors every 10 ms for 10 s: one message at the start, one a second after, one when they stop */
+	memset(&l, 0, sizeof(l));
+	nlogged = 0;
+	for (int64_t t = 0; t < 12 * SV_NSEC_PER_SEC; t += 10000000) {
+		if (t < 10 * SV_NSEC_PER_SEC)
+			svpub_tx_errlog_add(&l, ENOBUFS);
+		svpub_tx_errlog_report(&l, "svtest0", t, false);
+	}
+	assert_in_range(nlogged, 11, 12);
+	assert_non_null(strstr(logged[nlogged - 1], "stopped: 1000 frames refused over 9.990 s"));
+	assert_int_equal(logged_level[nlogged - 1], SV_LOG_INFO);
+	assert_int_equal(logged_level[1], SV_LOG_WARN);
+	/* per errno: the first four, then "other" */
+	memset(&l, 0, sizeof(l));
+	svpub_tx_errlog_format(&l, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	for (int e = 1; e <= 6; e++)
+		svpub_tx_errlog_add(&l, e == 1 ? ENOBUFS : e == 2 ? EMSGSIZE : e == 3 ? EINVAL : e == 4 ? EFAULT : EIO);
+	svpub_tx_errlog_add(&l, ENOBUFS);
+	svpub_tx_errlog_format(&l, buf, sizeof(buf));
+	assert_string_equal(buf, "ENOBUFS 2, EMSGSIZE 1, EINVAL 1, EFAULT 1, other errnos 2");
+	assert_int_equal(l.total, 7);
+	sv_log_set(NULL, NULL, SV_LOG_ERR);
 }
 
 /* Events count from the start of publishing, not from the top of the second: a run starting at smpCnt 2737
@@ -487,6 +709,8 @@ int main(void)
 		cmocka_unit_test(test_signal_events),	 cmocka_unit_test(test_signal_noise),
 		cmocka_unit_test(test_signal_period_table),
 		cmocka_unit_test(test_config_rules),	 cmocka_unit_test(test_config_rule_positions),
+		cmocka_unit_test(test_config_rule_table), cmocka_unit_test(test_stream_frame_len),
+		cmocka_unit_test(test_tx_frame_len),	 cmocka_unit_test(test_tx_errlog),
 		cmocka_unit_test(test_signal_events_from_start),
 		cmocka_unit_test(test_engine_pcap_presets),
 	};
