@@ -182,6 +182,10 @@ case "$PUB_LIM" in
 *memlock=unlimited*) ;;
 *)
 	lim_kib=$(ulimit -l)
+	if [ "$lim_kib" != unlimited ] && [ "$lim_kib" -lt 2048 ]; then
+		skip "RLIMIT_MEMLOCK is $lim_kib KiB here and the units' LimitMEMLOCK cannot be applied (no" \
+			"CAP_SYS_RESOURCE): too little for an AF_XDP UMEM"
+	fi
 	if [ "$lim_kib" != unlimited ]; then
 		f=256
 		while [ $((f * 2 * 4 * 2)) -le "$lim_kib" ] && [ $f -lt 2048 ]; do f=$((f * 2)); done
