@@ -67,7 +67,8 @@ static __always_inline int sv_xdp_handle(struct xdp_md *ctx, const int hints)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
-	__u32 off = sizeof(*eth), q = ctx->rx_queue_index, appid, truncated = 0;
+	__u32 q = ctx->rx_queue_index, appid, truncated = 0;
+	void *cur;
 	__u16 proto;
 
 	if ((void *)(eth + 1) > data_end) {
@@ -75,17 +76,23 @@ static __always_inline int sv_xdp_handle(struct xdp_md *ctx, const int hints)
 		return XDP_PASS;
 	}
 	proto = bpf_ntohs(eth->h_proto);
-	/* Up to two tags: 802.1ad outer (S-tag) + 802.1Q inner, or 802.1Q alone (IEEE 802.1Q §9.5). */
+	/*
+	 * Up to two tags: 802.1ad outer (S-tag) + 802.1Q inner, or 802.1Q alone (IEEE 802.1Q §9.5).
+	 * A cursor advanced by constants, never data + a variable offset: without CAP_PERFMON the verifier
+	 * (Spectre v1 sanitation) refuses packet-pointer arithmetic with a register operand ("pointer
+	 * arithmetic with it prohibited for !root"), and svsub must load with CAP_BPF + CAP_NET_ADMIN alone.
+	 */
+	cur = (void *)(eth + 1);
 #pragma unroll
 	for (int i = 0; i < 2; i++) {
 		if (proto != ETH_P_8021Q && proto != ETH_P_8021AD)
 			break;
-		if (data + off + 4 > data_end) {
+		if (cur + 4 > data_end) {
 			count(SV_XDP_CNT_TRUNCATED);
 			return XDP_PASS;
 		}
-		proto = bpf_ntohs(*(__be16 *)(data + off + 2));
-		off += 4;
+		proto = bpf_ntohs(*(__be16 *)(cur + 2));
+		cur += 4;
 	}
 	if (proto != ETH_P_SV) {
 		count(SV_XDP_CNT_PASS_NOT_SV);
@@ -96,13 +103,13 @@ static __always_inline int sv_xdp_handle(struct xdp_md *ctx, const int hints)
 	 * EtherType but not a whole header still goes to user space when no allow-list is set, so the
 	 * decoder there counts it by name (header_truncated) instead of it vanishing in the stack.
 	 */
-	if (data + off + 8 > data_end) {
+	if (cur + 8 > data_end) {
 		count(SV_XDP_CNT_TRUNCATED);
 		if (cfg_allowlist)
 			return XDP_PASS;
 		truncated = 1;
 	} else if (cfg_allowlist) {
-		appid = bpf_ntohs(*(__be16 *)(data + off));
+		appid = bpf_ntohs(*(__be16 *)cur);
 		if (!bpf_map_lookup_elem(&sv_xdp_appids, &appid)) {
 			count(SV_XDP_CNT_NOT_ALLOWED);
 			return XDP_PASS;

@@ -457,6 +457,17 @@ static int ports_parse(struct tracer *t)
 	return 0;
 }
 
+/* Entering --netns NAME failed for lack of privilege (setns(2) wants CAP_SYS_ADMIN, which svtrace.service
+ * does not grant by default): say so, instead of an interface "not found". True when it said it. */
+static bool netns_denied(const char *netns, int err)
+{
+	if (!netns || (err != -EPERM && err != -EACCES))
+		return false;
+	fprintf(stderr, "svtrace: entering network namespace '%s': %s: setns(2) needs CAP_SYS_ADMIN (for "
+		"svtrace.service: CapabilityBoundingSet=CAP_SYS_ADMIN in a drop-in)\n", netns, strerror(-err));
+	return true;
+}
+
 /* The interfaces' ifindex and namespace (and the list of --egress all). Returns 0, -EINVAL (usage: the
  * same interface twice, too many for "all") or another -errno (run time: a namespace or interface that
  * is not there), said on stderr. */
@@ -475,6 +486,8 @@ static int resolve_ports(struct tracer *t)
 	if (!strcmp(t->o.egress_arg, "all")) {
 		n = svtrace_list_ifaces(t->o.netns, t->o.ingress, names, MAX_EGRESS, skipped, sizeof(skipped));
 		if (n < 0) {
+			if (netns_denied(t->o.netns, n))
+				return n;
 			fprintf(stderr, "svtrace: --egress all: cannot list the interfaces: %s\n", strerror(-n));
 			return n == -EINVAL ? -EIO : n;
 		}
@@ -499,6 +512,8 @@ static int resolve_ports(struct tracer *t)
 	}
 	for (unsigned i = 0; i <= t->nports; i++) {
 		err = svtrace_ifindex(t->o.netns, t->port[i].name, &t->port[i].ifindex);
+		if (netns_denied(t->o.netns, err))
+			return err;
 		if (err) {
 			fprintf(stderr, "svtrace: %s interface '%s' not found in %s%s%s\n",
 				port_kind(i), t->port[i].name,

@@ -922,7 +922,8 @@ struct sv_record_reader {
 	const char *err_detail;
 	int err_errno;
 	uint64_t skipped;
-	struct sv_record_reader_damage dmg;	/* what resynchronisation stepped over */
+	struct sv_record_reader_damage dmg;	/* what resynchronisation stepped over, records dropped */
+	unsigned nlogged;			/* damage messages logged (reader_log_ok) */
 	uint64_t probe_bytes;			/* octets read checking false block magics (reader_scan) */
 	struct sv_rec_stream *streams;
 	uint8_t *defined;
@@ -1085,6 +1086,46 @@ static bool block_len_ok(const struct sv_record_reader *r, uint32_t len)
 }
 
 /*
+ * Walks the record framing of the @len payload octets in r->blk (the block at @at): each size is a multiple of
+ * 8 within the block, fixed kinds have their size, a HIST its length. Returns how many records, or -1 with
+ * the fault in *ft. A valid CRC does not prove a valid writer: nothing is handed out before this passed.
+ */
+static int64_t block_frame(const struct sv_record_reader *r, uint64_t at, uint32_t len, struct blk_fault *ft)
+{
+	size_t pos = 0;
+	int64_t count = 0;
+
+	while (pos < len) {
+		struct sv_rec_hdr h;
+		uint64_t roff = at + sizeof(struct sv_rec_block_header) + pos;
+
+		if (len - pos < sizeof(h))
+			return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, "record header");
+		memcpy(&h, r->blk + pos, sizeof(h));
+		if (h.size < 8 || h.size % 8 || h.size > len - pos)
+			return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, sv_rec_kind_name(h.kind));
+		if (h.kind == 0)
+			return blk_fault(ft, SV_RECORD_E_RECORD_FIELD, roff, "kind 0");
+		if (h.kind < SV_REC_KIND_MAX) {
+			if (h.kind == SV_REC_HIST) {
+				struct sv_rec_hist rh;
+
+				if (h.size < sizeof(rh))
+					return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, "hist");
+				memcpy(&rh, r->blk + pos, sizeof(rh));
+				if (rh.len > h.size - sizeof(rh) || h.size - sizeof(rh) - rh.len >= 8)
+					return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, "hist len");
+			} else if (h.size != fixed_size[h.kind]) {
+				return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, sv_rec_kind_name(h.kind));
+			}
+		}
+		pos += h.size;
+		count++;
+	}
+	return count;
+}
+
+/*
  * Reads and checks the block at @at (the stream is positioned there): framing, CRC, record sizes and
  * count. 1 = loaded into r->blk, 0 = end of file at @at, -1 = fault (in *ft). Never calls reader_fail,
  * so resynchronisation can use it to probe candidate offsets.
@@ -1092,8 +1133,7 @@ static bool block_len_ok(const struct sv_record_reader *r, uint32_t len)
 static int block_read(struct sv_record_reader *r, uint64_t at, struct sv_rec_block_header *bh,
 		      struct blk_fault *ft)
 {
-	size_t pos = 0;
-	uint32_t count = 0;
+	int64_t count;
 	ssize_t n;
 
 	ft->header_ok = false;
@@ -1118,35 +1158,10 @@ static int block_read(struct sv_record_reader *r, uint64_t at, struct sv_rec_blo
 		return blk_fault(ft, SV_RECORD_E_BLOCK_TRUNCATED, at + sizeof(*bh) + (uint64_t)n, "payload");
 	if (sv_crc32c(sv_crc32c(0, bh, 12), r->blk, bh->len) != bh->crc32c)
 		return blk_fault(ft, SV_RECORD_E_BLOCK_CRC, at, NULL);
-	/* A valid CRC does not prove a valid writer: walk the framing before handing anything out. */
-	while (pos < bh->len) {
-		struct sv_rec_hdr h;
-		uint64_t roff = at + sizeof(*bh) + pos;
-
-		if (bh->len - pos < sizeof(h))
-			return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, "record header");
-		memcpy(&h, r->blk + pos, sizeof(h));
-		if (h.size < 8 || h.size % 8 || h.size > bh->len - pos)
-			return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, sv_rec_kind_name(h.kind));
-		if (h.kind == 0)
-			return blk_fault(ft, SV_RECORD_E_RECORD_FIELD, roff, "kind 0");
-		if (h.kind < SV_REC_KIND_MAX) {
-			if (h.kind == SV_REC_HIST) {
-				struct sv_rec_hist rh;
-
-				if (h.size < sizeof(rh))
-					return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, "hist");
-				memcpy(&rh, r->blk + pos, sizeof(rh));
-				if (rh.len > h.size - sizeof(rh) || h.size - sizeof(rh) - rh.len >= 8)
-					return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, "hist len");
-			} else if (h.size != fixed_size[h.kind]) {
-				return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, sv_rec_kind_name(h.kind));
-			}
-		}
-		pos += h.size;
-		count++;
-	}
-	if (count != bh->records)
+	count = block_frame(r, at, bh->len, ft);
+	if (count < 0)
+		return -1;
+	if ((uint64_t)count != bh->records)
 		return blk_fault(ft, SV_RECORD_E_RECORD_COUNT, at + 8, NULL);
 	return 1;
 }
@@ -1158,37 +1173,54 @@ static int reader_seek(struct sv_record_reader *r, uint64_t off)
 	return 0;
 }
 
-#define SV_RECORD_SKIPS_LOGGED 100	/* per reader: a file of garbage must not flood the log */
+#define SV_RECORD_DAMAGE_LOGGED 100	/* per reader: a file of garbage must not flood the log */
+
+/* True for the first SV_RECORD_DAMAGE_LOGGED damages of a reader (skips and dropped records), which are
+ * logged; later ones are only counted. @more: the note for the last one logged. */
+static bool reader_log_ok(struct sv_record_reader *r, const char **more)
+{
+	if (r->nlogged >= SV_RECORD_DAMAGE_LOGGED)
+		return false;
+	*more = ++r->nlogged == SV_RECORD_DAMAGE_LOGGED ? " (further damage is counted, not logged)" : "";
+	return true;
+}
+
+/* Damage @e found at @off: the first and the last of a reader are kept (struct sv_record_reader_damage). */
+static void reader_damage_at(struct sv_record_reader *r, enum sv_record_err e, uint64_t off)
+{
+	if (r->dmg.first_err == SV_RECORD_OK) {
+		r->dmg.first_err = e;
+		r->dmg.first_offset = off;
+	}
+	r->dmg.last_err = e;
+	r->dmg.last_offset = off;
+}
 
 /* Counts and reports (once, through sv_log, at the block's offset @from) the damaged stretch [@from, @to)
- * the reader steps over.
+ * the reader steps over; @tail: nothing valid follows, @to is the end of the file.
  * @records: what the skipped block's header claimed (-1: unreadable); @complete: that is all it lost. */
 static void reader_skip(struct sv_record_reader *r, const struct blk_fault *ft, uint64_t from, uint64_t to,
-			int64_t records, bool complete)
+			int64_t records, bool complete, bool tail)
 {
 	struct sv_record_reader_damage *d = &r->dmg;
 	const uint64_t hdr = sizeof(struct sv_rec_block_header);
 	uint64_t room = to - from > hdr ? to - from - hdr : 0;
-	char lost[48];
+	const char *more;
+	char lost[48], where[48];
 
 	/* a count is believed only as far as the octets stepped over could hold it (records are >= 8 octets) */
 	if (records > 0 && (uint64_t)records > room / 8) {
 		records = -1;
 		complete = false;
 	}
-	if (!d->blocks_skipped) {
-		d->first_err = ft->err;
-		d->first_offset = from;
-	}
-	d->last_err = ft->err;
-	d->last_offset = from;
+	reader_damage_at(r, ft->err, from);
 	d->blocks_skipped++;
 	d->octets_skipped += to - from;
 	if (records > 0)
 		d->records_lost += (uint64_t)records;
 	if (!complete)
 		d->skips_uncounted++;
-	if (d->blocks_skipped > SV_RECORD_SKIPS_LOGGED)
+	if (!reader_log_ok(r, &more))
 		return;
 	if (complete)
 		snprintf(lost, sizeof(lost), "%" PRId64 " records lost", records);
@@ -1196,11 +1228,13 @@ static void reader_skip(struct sv_record_reader *r, const struct blk_fault *ft, 
 		snprintf(lost, sizeof(lost), "at least %" PRId64 " records lost", records);
 	else
 		snprintf(lost, sizeof(lost), "records lost unknown");
-	sv_warn("%s: offset %" PRIu64 ": %s: %s%s%s%s: skipped %" PRIu64
-		" octets (%s), reading on at offset %" PRIu64 "%s",
-		r->name, from, sv_record_errname(ft->err), sv_record_errdesc(ft->err), ft->detail ? " (" : "",
-		ft->detail ? ft->detail : "", ft->detail ? ")" : "", to - from, lost, to,
-		d->blocks_skipped == SV_RECORD_SKIPS_LOGGED ? " (further skips are counted, not logged)" : "");
+	if (tail)
+		snprintf(where, sizeof(where), " to the end of the file");
+	else
+		snprintf(where, sizeof(where), ", reading on at offset %" PRIu64, to);
+	sv_warn("%s: offset %" PRIu64 ": %s: %s%s%s%s: skipped %" PRIu64 " octets (%s)%s%s", r->name, from,
+		sv_record_errname(ft->err), sv_record_errdesc(ft->err), ft->detail ? " (" : "",
+		ft->detail ? ft->detail : "", ft->detail ? ")" : "", to - from, lost, where, more);
 }
 
 /* Faults a reader steps over when it finds the next block; the others end the read. A partial block header
@@ -1281,6 +1315,64 @@ static int reader_scan(struct sv_record_reader *r, uint64_t from, uint64_t *foun
 	}
 }
 
+/* Size of the file, or 0 when the stream cannot tell (a pipe). */
+static uint64_t reader_file_end(struct sv_record_reader *r)
+{
+	off_t end;
+
+	if (fseeko(r->f, 0, SEEK_END))
+		return 0;
+	end = ftello(r->f);
+	return end > 0 ? (uint64_t)end : 0;
+}
+
+/*
+ * The block at @at failed on its magic alone (its header was read whole): its record count is believed when
+ * its length leads exactly to @end (the next valid block, or the end of the file) and the framing of its
+ * payload counts that many records. Returns the count, or -1. Reads the payload into r->blk (the caller
+ * seeks where reading goes on).
+ */
+static int64_t magic_only_count(struct sv_record_reader *r, uint64_t at, const struct sv_rec_block_header *bh,
+				const struct blk_fault *ft, uint64_t end)
+{
+	struct blk_fault ff;
+	int64_t n;
+
+	if (ft->err != SV_RECORD_E_BLOCK_MAGIC || !block_len_ok(r, bh->len) || at + sizeof(*bh) + bh->len != end ||
+	    reader_seek(r, at + sizeof(*bh)) || read_full(r, r->blk, bh->len) != (ssize_t)bh->len)
+		return -1;
+	n = block_frame(r, at, bh->len, &ff);
+	return n >= 0 && (uint64_t)n == bh->records ? n : -1;
+}
+
+/*
+ * Nothing valid follows the damaged block at @at (@ft, header @bh as far as it was read): the rest of the file
+ * is lost. It is counted as one skip to the end of the file, with the records the block's header declares
+ * where something confirms them: a header with magic and plausible length whose block reaches the end of
+ * the file (a damaged last block; a crash's partial one), or, only the magic damaged, a payload that ends
+ * at the end of the file and whose framing counts that many records. A header followed by more octets than
+ * its block gives a lower bound; no readable header, an unknown count. Then the reader fails with @ft: the
+ * records before are used.
+ */
+static int reader_tail(struct sv_record_reader *r, uint64_t at, const struct sv_rec_block_header *bh,
+		       const struct blk_fault *ft)
+{
+	const uint64_t eof = reader_file_end(r);
+	int64_t records = -1;
+	bool complete = false;
+
+	if (ft->header_ok) {
+		records = bh->records;
+		complete = at + sizeof(*bh) + bh->len >= eof;
+	} else if (eof > at) {
+		records = magic_only_count(r, at, bh, ft, eof);
+		complete = records >= 0;
+	}
+	/* a stream that cannot tell its end (a pipe): the skip is counted, its size and records unknown */
+	reader_skip(r, ft, at, eof > at ? eof : at, eof > at ? records : -1, eof > at && complete, true);
+	return reader_fail(r, ft->err, ft->off, ft->detail);
+}
+
 /*
  * The block at @at is damaged (@ft): find where reading goes on, count and report what is stepped over,
  * and position the stream there (r->off). First the block's own length, when its header looks intact and
@@ -1309,7 +1401,7 @@ static int reader_resync(struct sv_record_reader *r, uint64_t at, const struct s
 		if (n < 0)
 			return reader_fail(r, SV_RECORD_E_IO, next, NULL);
 		if (n == 0 || (n == sizeof(nh) && nh.magic == SV_REC_BLOCK_MAGIC && block_len_ok(r, nh.len))) {
-			reader_skip(r, ft, at, next, records, records >= 0);
+			reader_skip(r, ft, at, next, records, records >= 0, false);
 			r->off = next;
 			return reader_seek(r, next) ? reader_fail(r, ft->err, ft->off, ft->detail) : 0;
 		}
@@ -1318,14 +1410,16 @@ static int reader_resync(struct sv_record_reader *r, uint64_t at, const struct s
 	if (ret < 0)
 		return reader_fail(r, SV_RECORD_E_IO, at, NULL);
 	if (ret == 0)
-		return reader_fail(r, ft->err, ft->off, ft->detail);
+		return reader_tail(r, at, bh, ft);
 	if (ft->err == SV_RECORD_E_BLOCK_TRUNCATED) {
 		/* not the end of the file after all: the length was the damage */
 		const struct blk_fault lf = { SV_RECORD_E_BLOCK_LENGTH, at + 4, "past a later valid block", true };
 
-		reader_skip(r, &lf, at, found, records, false);
+		reader_skip(r, &lf, at, found, records, false, false);
+	} else if (!ft->header_ok && (records = magic_only_count(r, at, bh, ft, found)) >= 0) {
+		reader_skip(r, ft, at, found, records, true, false);
 	} else {
-		reader_skip(r, ft, at, found, records, false);
+		reader_skip(r, ft, at, found, records, false, false);
 	}
 	r->off = found;
 	return reader_seek(r, found) ? reader_fail(r, ft->err, ft->off, ft->detail) : 0;
@@ -1350,6 +1444,9 @@ static int reader_load_block(struct sv_record_reader *r)
 			r->off = at + sizeof(bh) + bh.len;
 			return 1;
 		}
+		/* a partial block header: the end of the file, what it held unknown */
+		if (ft.err == SV_RECORD_E_BLOCK_TRUNCATED && !ft.header_ok)
+			return reader_tail(r, at, &bh, &ft);
 		if (!fault_skippable(&ft))
 			return reader_fail(r, ft.err, ft.off, ft.detail);
 		ret = reader_resync(r, at, &bh, &ft);
@@ -1470,12 +1567,36 @@ static void reader_enter(struct sv_record_reader *r, const struct sv_rec *o)
 	}
 }
 
+/*
+ * A record of a valid block that cannot be handed out (@e at @roff, @detail: the field or the kind): a field
+ * out of range (counted invalid), or a stream with no STREAM record (counted orphaned: its definition was in
+ * a skipped block, was invalid, or never written). It alone is dropped, counted and reported (each invalid
+ * one, the first orphan), and the read goes on: a bad value never costs the blocks after it.
+ */
+static void reader_drop(struct sv_record_reader *r, enum sv_record_err e, uint64_t roff, const char *detail)
+{
+	const bool orphan = e == SV_RECORD_E_STREAM_UNDEFINED;
+	const char *more;
+
+	reader_damage_at(r, e, roff);
+	if (!orphan)
+		r->dmg.records_invalid++;
+	else if (r->dmg.records_orphaned++)
+		return; /* the first orphan is said; the others are its stream's */
+	if (!reader_log_ok(r, &more))
+		return;
+	sv_warn("%s: offset %" PRIu64 ": %s: %s (%s): %s%s", r->name, roff, sv_record_errname(e),
+		sv_record_errdesc(e), detail,
+		orphan ? "records of streams whose STREAM record is lost, invalid or missing are dropped (counted)"
+		       : "record dropped (counted), reading on", more);
+}
+
 int sv_record_reader_next(struct sv_record_reader *r, struct sv_rec *out)
 {
 	for (;;) {
 		struct sv_rec_hdr h;
 		const char *bad;
-		bool undef;
+		bool undef = false;
 		uint64_t roff;
 		int ret;
 
@@ -1506,6 +1627,7 @@ int sv_record_reader_next(struct sv_record_reader *r, struct sv_rec *out)
 		} else {
 			memcpy(&out->u, r->blk + r->blk_pos, h.size);
 		}
+		bad = NULL;
 		if (r->nnames >= SV_REC_MAX_NAMES && h.kind == SV_REC_NAME) {
 			unsigned i;
 			bool known = false;
@@ -1513,25 +1635,18 @@ int sv_record_reader_next(struct sv_record_reader *r, struct sv_rec *out)
 			for (i = 0; i < r->nnames; i++)
 				known |= name_same(&r->names[i], &out->u.name);
 			if (!known)
-				return reader_fail(r, SV_RECORD_E_RECORD_FIELD, roff, "name table full");
+				bad = "name table full";
 		}
-		bad = reader_check_fields(r, out, &undef);
-		if (bad)
-			return reader_fail(r, SV_RECORD_E_RECORD_FIELD, roff, bad);
-		if (undef && r->dmg.blocks_skipped) {
-			/* its STREAM record may have been in a skipped block: drop it, counted, instead of
-			 * handing out a record whose stream nobody can look up */
-			if (!r->dmg.records_orphaned++)
-				sv_warn("%s: offset %" PRIu64 ": %s: %s (%s): records of streams defined in a "
-					"skipped block are dropped (counted)",
-					r->name, roff, sv_record_errname(SV_RECORD_E_STREAM_UNDEFINED),
-					sv_record_errdesc(SV_RECORD_E_STREAM_UNDEFINED), sv_rec_kind_name(h.kind));
+		if (!bad)
+			bad = reader_check_fields(r, out, &undef);
+		if (bad || undef) {
+			/* the block checked out, so its framing holds: this record alone is dropped */
+			reader_drop(r, bad ? SV_RECORD_E_RECORD_FIELD : SV_RECORD_E_STREAM_UNDEFINED, roff,
+				    bad ? bad : sv_rec_kind_name(h.kind));
 			r->part_records++;
 			r->blk_pos += h.size;
 			continue;
 		}
-		if (undef)
-			return reader_fail(r, SV_RECORD_E_STREAM_UNDEFINED, roff, sv_rec_kind_name(h.kind));
 		reader_enter(r, out);
 		r->blk_pos += h.size;
 		if (h.kind != SV_REC_END)

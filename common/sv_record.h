@@ -19,7 +19,8 @@
  *
  * Reader: one pass, bounded memory (one block buffer of block_max <= 4 MiB plus the tables), checks
  * everything; a fault is a named error (sv_record_errname) with the file offset where it was found. A
- * damaged block is stepped over when the next block can be found (counted: sv_record_reader_get_damage).
+ * damaged block is stepped over when the next block can be found, a record with a bad field in a valid
+ * block is dropped alone, damage at the end of the file is counted (sv_record_reader_get_damage).
  */
 #ifndef SV_RECORD_H
 #define SV_RECORD_H
@@ -540,8 +541,9 @@ const struct sv_rec_file_header *sv_record_reader_header(const struct sv_record_
  * Next record, in file order. STREAM and NAME records are also entered in the reader's tables before
  * they are returned. Returns 1 (got one), 0 (end of file at a block boundary or after END), -EBADMSG
  * (format fault: sv_record_reader_err() names it, the reader stays failed) or -EIO. Damaged blocks with a
- * valid block after them are skipped, not faults (see struct sv_record_reader_damage); finding the next
- * block seeks, so on a stream that cannot seek (a pipe) the damage stays a fault.
+ * valid block after them are skipped, and records of valid blocks with a field out of range or an
+ * undefined stream are dropped, not faults (see struct sv_record_reader_damage); finding the next block
+ * seeks, so on a stream that cannot seek (a pipe) the damage stays a fault.
  */
 int sv_record_reader_next(struct sv_record_reader *r, struct sv_rec *out);
 
@@ -560,21 +562,29 @@ uint64_t sv_record_reader_skipped(const struct sv_record_reader *r);
  * next block can be found: at the damaged block's own length if its header has the magic and a plausible
  * length (<= block_max) and that offset is the end of the file or holds another such header; else by
  * scanning 8-aligned offsets for the next block that passes every check (magic, length, CRC-32C, framing).
- * Each skip is counted here and reported once through sv_log() at SV_LOG_WARN ("FILE: offset N: block_crc:
- * ...: skipped K octets (R records lost), reading on at offset M"; the first 100 of a reader). When no
- * valid block follows, the original fault is the reader's error as before (a crash's partial last block
- * stays block_truncated). The file header is never skipped: its faults fail sv_record_reader_open().
+ * When no valid block follows, the original fault is the reader's error as before (a crash's partial last
+ * block stays block_truncated) and the rest of the file is counted as one more skip. A record of a valid
+ * block with a field out of range, or whose stream has no STREAM record, is dropped alone and counted.
+ * The first 100 damages of a reader are reported through sv_log() at SV_LOG_WARN ("FILE: offset N:
+ * block_crc: ...: skipped K octets (R records lost), reading on at offset M" / "... to the end of the
+ * file"; "FILE: offset N: record_field: ... (event.point): record dropped (counted), reading on"). The file
+ * header is never skipped: its faults fail sv_record_reader_open().
  */
 struct sv_record_reader_damage {
-	uint64_t blocks_skipped;	/* skips (a scan across several damaged blocks counts one) */
+	uint64_t blocks_skipped;	/* skips (a scan across several damaged blocks counts one; damage
+					 * at the end of the file, one) */
 	uint64_t octets_skipped;	/* file octets stepped over, block headers included */
 	uint64_t records_lost;		/* record counts of the skipped blocks' headers, where believable */
-	uint64_t skips_uncounted;	/* skips whose loss is not all in records_lost (header unreadable, or
-					 * found by scanning): records_lost is then a lower bound */
-	uint64_t records_orphaned;	/* records after a skip whose stream is undefined (its STREAM record
-					 * was lost): dropped, counted here; without a skip: stream_undefined */
-	enum sv_record_err first_err;	/* why the first skip happened (SV_RECORD_OK: none) */
-	uint64_t first_offset;		/* file offset of the first skipped block */
+	uint64_t skips_uncounted;	/* skips whose loss is not all in records_lost (header unreadable,
+					 * found by scanning, garbage after a block at the end): records_lost is
+					 * then a lower bound */
+	uint64_t records_orphaned;	/* records of valid blocks whose stream has no STREAM record (it was
+					 * skipped, invalid or never written): dropped, counted here */
+	uint64_t records_invalid;	/* records of valid blocks with a field out of range (record_field):
+					 * dropped, counted here */
+	enum sv_record_err first_err;	/* the first damage (SV_RECORD_OK: none): a skip's fault,
+					 * record_field or stream_undefined */
+	uint64_t first_offset;		/* file offset of the first skipped block or dropped record */
 	enum sv_record_err last_err;
 	uint64_t last_offset;
 };

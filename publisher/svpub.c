@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "sv_config.h"
@@ -57,7 +58,8 @@ static void usage(FILE *f)
 		"  -h, --help               this text\n"
 		"  -V, --version            version\n"
 		"\n"
-		"Needs CAP_NET_RAW (sockets), CAP_SYS_NICE (priority), CAP_IPC_LOCK (mlockall) as configured.\n"
+		"Needs CAP_NET_RAW (sockets); CAP_NET_ADMIN for hardware TX timestamps (SIOCSHWTSTAMP). priority and\n"
+		"mlockall need RLIMIT_RTPRIO and RLIMIT_MEMLOCK high enough (or CAP_SYS_NICE, CAP_IPC_LOCK).\n"
 		"\n"
 		"EXAMPLES\n"
 		"  svpub -w /tmp/one.pcap -d 1                      1 s of 9-2LE 50 Hz into a file (4000 frames)\n"
@@ -76,8 +78,8 @@ static int setup_process(const struct svpub_config *c)
 	if (c->mlockall && mlockall(MCL_CURRENT | MCL_FUTURE)) {
 		int e = errno;
 
-		sv_err("mlockall: %s: svpub needs CAP_IPC_LOCK (or RLIMIT_MEMLOCK above its size) for mlockall: true",
-		       strerror(e));
+		sv_err("mlockall: %s: svpub's memory is over RLIMIT_MEMLOCK: raise it (LimitMEMLOCK=infinity in "
+		       "svpub.service, ulimit -l) or grant CAP_IPC_LOCK, for mlockall: true", strerror(e));
 		return -e;
 	}
 	if (c->cpu >= 0) {
@@ -92,13 +94,18 @@ static int setup_process(const struct svpub_config *c)
 	}
 	if (c->priority) {
 		struct sched_param sp = { .sched_priority = (int)c->priority };
+		int cur = sched_getscheduler(0);
 
-		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		/* Keep SCHED_RESET_ON_FORK where systemd set it (CPUSchedulingResetOnFork=yes): clearing it
+		 * needs CAP_SYS_NICE, while the policy and priority need only RLIMIT_RTPRIO (LimitRTPRIO=). */
+		if (sched_setscheduler(0, SCHED_FIFO | (cur > 0 ? cur & SCHED_RESET_ON_FORK : 0), &sp)) {
 			int e = errno;
+			struct rlimit rl = { 0, 0 };
 
-			if (e == EPERM)
-				sv_err("SCHED_FIFO priority %u: %s: svpub needs CAP_SYS_NICE (or an RLIMIT_RTPRIO)",
-				       c->priority, strerror(e));
+			if (e == EPERM && !getrlimit(RLIMIT_RTPRIO, &rl))
+				sv_err("SCHED_FIFO priority %u: %s: above RLIMIT_RTPRIO (%llu): raise it (LimitRTPRIO= "
+				       "in svpub.service, ulimit -r) or grant CAP_SYS_NICE", c->priority, strerror(e),
+				       (unsigned long long)rl.rlim_cur);
 			else
 				sv_err("SCHED_FIFO priority %u: %s", c->priority, strerror(e));
 			return -e;

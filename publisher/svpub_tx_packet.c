@@ -145,7 +145,8 @@ static int hw_timestamps_enable(int fd, const char *ifname, char *why, size_t n)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	ifr.ifr_data = (void *)&hw;
 	if (ioctl(fd, SIOCSHWTSTAMP, &ifr) < 0) {
-		snprintf(why, n, "SIOCSHWTSTAMP on %s: %s", ifname, strerror(errno));
+		snprintf(why, n, "SIOCSHWTSTAMP on %s: %s%s", ifname, strerror(errno),
+			 errno == EPERM ? " (needs CAP_NET_ADMIN)" : "");
 		return -errno;
 	}
 	return 0;

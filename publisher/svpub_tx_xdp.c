@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -372,6 +373,32 @@ static bool busy_wait(int attempt, const char *ifname)
 	return true;
 }
 
+/*
+ * Says why the UMEM could not be registered. xsk_umem__create() opens the AF_XDP socket too: -EPERM is
+ * that socket (CAP_NET_RAW); -ENOBUFS is the kernel's UMEM accounting: without CAP_IPC_LOCK the pages are
+ * charged to the user's locked memory (every AF_XDP UMEM of this user together) against RLIMIT_MEMLOCK.
+ */
+static void umem_log_error(const struct tx_xdp *x, int err)
+{
+	struct rlimit rl;
+	char lim[48] = "unknown";
+
+	if (err == -EPERM || err == -EACCES) {
+		svpub_log_errno("af_xdp: socket(AF_XDP)", err, "CAP_NET_RAW");
+		return;
+	}
+	if (err != -ENOBUFS && err != -ENOMEM) {
+		sv_err("af_xdp: registering the UMEM of %zu KiB: %s", x->area_len / 1024, strerror(-err));
+		return;
+	}
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl))
+		snprintf(lim, sizeof(lim), rl.rlim_cur == RLIM_INFINITY ? "unlimited" : "%llu KiB",
+			 (unsigned long long)rl.rlim_cur / 1024);
+	sv_err("af_xdp: registering the UMEM of %zu KiB: %s: over RLIMIT_MEMLOCK (%s, shared by every AF_XDP "
+	       "UMEM of this user): raise it (LimitMEMLOCK=infinity in svpub.service, ulimit -l), grant "
+	       "CAP_IPC_LOCK, or lower af_xdp.frames", x->area_len / 1024, strerror(-err), lim);
+}
+
 /* The stamping socket without libxdp: UMEM with tx_metadata_len, fill/completion/TX rings, mmap, bind
  * (Documentation/networking/af_xdp.rst). TX only: no RX ring, no XDP program. 0 or -errno (and @why). */
 static int raw_open(struct tx_xdp *x, const struct svpub_config *c, uint32_t tx_size, char *why, size_t nwhy)
@@ -554,11 +581,7 @@ int svpub_tx_xdp_open(struct svpub_tx **txp, const struct svpub_config *c, enum 
 	ucfg.frame_headroom = 0;
 	err = xsk_umem__create(&x->umem, x->area, x->area_len, &x->fill, &x->comp, &ucfg);
 	if (err) {
-		if (err == -EPERM || err == -ENOMEM)
-			sv_err("af_xdp: UMEM of %zu KiB: %s (needs CAP_IPC_LOCK or RLIMIT_MEMLOCK above it; "
-			       "CAP_NET_RAW for the socket)", x->area_len / 1024, strerror(-err));
-		else
-			sv_err("af_xdp: xsk_umem__create: %s", strerror(-err));
+		umem_log_error(x, err);
 		goto out;
 	}
 	scfg.rx_size = 0;

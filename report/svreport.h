@@ -360,5 +360,10 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		   const struct svr_cyclic *ct, FILE *f);
 int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e,
 		   const struct svr_cyclic *ct, FILE *f);
+/* True when the reader stepped over or dropped anything in a file (blocks, invalid or orphaned records). */
+bool svr_damaged(const struct sv_record_reader_damage *d);
+/* What a file's damage cost, for the text and HTML reports: "2 block(s) skipped (8192 octets, at least 40
+ * records lost), 1 invalid record dropped, 0 orphaned; first: block_crc at offset 4096". snprintf's value. */
+int svr_damage_format(const struct sv_record_reader_damage *d, char *buf, size_t size);
 
 #endif /* SVREPORT_H */

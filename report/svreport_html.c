@@ -685,10 +685,13 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 		fprintf(f, "</td><td>%s%s</td><td>%" PRIu64 "</td><td>", sv_clock_name(fi->clock),
 			fi->sync_ok ? "" : " (unsynchronised)", fi->records);
 		esc(f, fi->err ? fi->errmsg : fi->clean_end ? "clean" : "no END record");
-		if (fi->damage.blocks_skipped)
-			fprintf(f, "; damaged: %" PRIu64 " block(s) skipped, %s%" PRIu64 " records lost",
-				fi->damage.blocks_skipped, fi->damage.skips_uncounted ? "at least " : "",
-				fi->damage.records_lost);
+		if (svr_damaged(&fi->damage)) {
+			char dmg[256];
+
+			svr_damage_format(&fi->damage, dmg, sizeof(dmg));
+			fputs("; damaged: ", f);
+			esc(f, dmg);
+		}
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n<h2>Budgets</h2><table><tr><th>hop</th><th>statistic</th><th>guest</th><th>limit</th>"

@@ -1729,20 +1729,23 @@ static void declare_port(struct svr *r, unsigned fi, struct fileio *f, const str
 	r->host_mask[slot] |= 1ull << f->host_id;
 }
 
-/* @to += the earlier parts' @before; the first skip's details are the earliest part's. */
+/* @to += the earlier parts' @before; the first damage's details are the earliest part's. */
 static void damage_add(struct sv_record_reader_damage *to, const struct sv_record_reader_damage *before)
 {
-	if (before->blocks_skipped) {
+	if (svr_damaged(before)) {
+		if (!svr_damaged(to)) {
+			to->last_err = before->last_err;
+			to->last_offset = before->last_offset;
+		}
 		to->first_err = before->first_err;
 		to->first_offset = before->first_offset;
-		if (!to->blocks_skipped)
-			to->last_err = before->last_err;
 	}
 	to->blocks_skipped += before->blocks_skipped;
 	to->octets_skipped += before->octets_skipped;
 	to->records_lost += before->records_lost;
 	to->skips_uncounted += before->skips_uncounted;
 	to->records_orphaned += before->records_orphaned;
+	to->records_invalid += before->records_invalid;
 }
 
 /* The part after a rotated part's end (its END(rotated) read): true when it is open. A part that cannot

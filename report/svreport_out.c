@@ -44,6 +44,27 @@ static void text_hop(struct svr *r, const struct svr_eval *e, FILE *f, unsigned 
 		h.from_summaries ? "  (summaries)" : "", h.count && svr_hop_unsync(&e->clock, &h) ? "  (unsynchronised)" : "");
 }
 
+bool svr_damaged(const struct sv_record_reader_damage *d)
+{
+	return d->blocks_skipped || d->records_invalid || d->records_orphaned;
+}
+
+int svr_damage_format(const struct sv_record_reader_damage *d, char *buf, size_t size)
+{
+	char lost[48];
+
+	if (!d->skips_uncounted)
+		snprintf(lost, sizeof(lost), "%" PRIu64 " records lost", d->records_lost);
+	else if (d->records_lost)
+		snprintf(lost, sizeof(lost), "at least %" PRIu64 " records lost", d->records_lost);
+	else
+		snprintf(lost, sizeof(lost), "records lost unknown");
+	return snprintf(buf, size, "%" PRIu64 " block(s) skipped (%" PRIu64 " octets, %s), %" PRIu64
+			" invalid record(s) dropped, %" PRIu64 " orphaned; first: %s at offset %" PRIu64,
+			d->blocks_skipped, d->octets_skipped, lost, d->records_invalid, d->records_orphaned,
+			sv_record_errname(d->first_err), d->first_offset);
+}
+
 int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e,
 		   const struct svr_cyclic *ct, FILE *f)
 {
@@ -64,12 +85,12 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			fi->host, fi->guest[0] ? ", guest " : "", fi->guest, fi->records, parts,
 			fi->clean_end ? "" : " (no END record: writer stopped abruptly)", fi->err ? ": " : "",
 			fi->err ? fi->errmsg : "");
-		if (fi->damage.blocks_skipped)
-			fprintf(f, "  ! %s: damaged: %" PRIu64 " block(s) skipped (%" PRIu64 " octets, %s%" PRIu64
-				" records lost, %" PRIu64 " orphaned), first at offset %" PRIu64 "\n", fi->path,
-				fi->damage.blocks_skipped, fi->damage.octets_skipped,
-				fi->damage.skips_uncounted ? "at least " : "", fi->damage.records_lost,
-				fi->damage.records_orphaned, fi->damage.first_offset);
+		if (svr_damaged(&fi->damage)) {
+			char dmg[256];
+
+			svr_damage_format(&fi->damage, dmg, sizeof(dmg));
+			fprintf(f, "  ! %s: damaged: %s\n", fi->path, dmg);
+		}
 	}
 	fprintf(f, "clock: %s%s\n", e->clock.ok ? "ok" : "UNSYNCHRONISED",
 		e->clock.single_host ? " (one host, one clock)" : "");
@@ -402,7 +423,14 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		sv_json_kv_uint(&j, "octets_skipped", fi->damage.octets_skipped);
 		sv_json_kv_uint(&j, "records_lost", fi->damage.records_lost);
 		sv_json_kv_bool(&j, "records_lost_exact", !fi->damage.skips_uncounted);
+		sv_json_kv_uint(&j, "records_invalid", fi->damage.records_invalid);
 		sv_json_kv_uint(&j, "records_orphaned", fi->damage.records_orphaned);
+		sv_json_kv_str(&j, "first_error", svr_damaged(&fi->damage) ?
+				sv_record_errname(fi->damage.first_err) : NULL);
+		if (svr_damaged(&fi->damage))
+			sv_json_kv_uint(&j, "first_offset", fi->damage.first_offset);
+		else
+			sv_json_kv_null(&j, "first_offset");
 		sv_json_object_end(&j);
 		sv_json_kv_str(&j, "error", fi->err ? fi->errmsg : NULL);
 		sv_json_object_end(&j);

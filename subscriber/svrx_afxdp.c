@@ -84,17 +84,63 @@ struct afx {
 	struct afx_queue q[SVRX_MAX_QUEUES];
 };
 
+/*
+ * What libbpf said about the last failed attempt: its first warning ("map 'sv_xdp_xsks': failed to
+ * create: Operation not permitted") and the verifier's reason (the log line before "processed N
+ * insns"). The load runs once, at start, on one thread: plain statics are enough. The error message
+ * quotes them, so a refusal is never just "Permission denied".
+ */
+static char afx_libbpf_warn[160];
+static char afx_verifier_why[200];
+
+static void afx_keep_verifier_why(const char *log)
+{
+	const char *end = strstr(log, "\nprocessed "), *start;
+
+	if (!end)
+		return;
+	for (start = end; start > log && start[-1] != '\n'; start--)
+		;
+	snprintf(afx_verifier_why, sizeof(afx_verifier_why), "%.*s", (int)(end - start), start);
+}
+
+/* Keeps the first sentence of libbpf's warning @line: it goes on with guesses ("Make sure your kernel
+ * supports BPF") that mislead when a capability is missing. */
+static void afx_keep_warning(const char *line)
+{
+	const char *w = strncmp(line, "libbpf: ", 8) ? line : line + 8, *dot = strstr(w, ". ");
+	size_t n = dot ? (size_t)(dot - w) : strlen(w);
+
+	if (n >= sizeof(afx_libbpf_warn))
+		n = sizeof(afx_libbpf_warn) - 1;
+	memcpy(afx_libbpf_warn, w, n);
+	afx_libbpf_warn[n] = '\0';
+}
+
 static int afx_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char buf[512];
 	size_t n;
 
-	/* Probing modes makes the verifier and attach fail on purpose: keep libbpf at debug level. */
-	(void)level;
+	if (strstr(fmt, "BEGIN PROG LOAD LOG")) {
+		char *all = NULL;
+		va_list ap2;
+
+		va_copy(ap2, ap);
+		if (vasprintf(&all, fmt, ap2) >= 0) {
+			afx_keep_verifier_why(all);
+			free(all);
+		}
+		va_end(ap2);
+	}
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	n = strlen(buf);
 	if (n && buf[n - 1] == '\n')
 		buf[n - 1] = '\0';
+	/* The first warning of an attempt is its cause; later ones only say that the load failed. */
+	if (level == LIBBPF_WARN && !afx_libbpf_warn[0] && !strstr(fmt, "PROG LOAD LOG"))
+		afx_keep_warning(buf);
+	/* Probing modes makes the verifier and attach fail on purpose: keep libbpf at debug level. */
 	sv_dbg("libbpf: %s", buf);
 	return 0;
 }
@@ -112,6 +158,39 @@ static bool have_cap(int cap)
 	if (syscall(SYS_capget, &h, d))
 		return false;
 	return d[cap / 32].effective & (1u << (cap % 32));
+}
+
+/*
+ * Says why loading or attaching the XDP program failed with @err. The kernel's rules (6.x): the program
+ * type XDP and the XSKMAP need CAP_NET_ADMIN, every BPF map and program needs CAP_BPF (CAP_SYS_ADMIN
+ * also counts), attaching needs the loaded program (netlink attach: CAP_NET_ADMIN). Without CAP_PERFMON
+ * the verifier also applies its Spectre v1 rules (no packet-pointer arithmetic with a register): the
+ * program is written within them, so CAP_PERFMON is not needed; a refusal by the verifier is quoted.
+ */
+static void afx_explain_attach(const struct svrx *rx, int err)
+{
+	const bool bpf = have_cap(CAP_BPF) || have_cap(CAP_SYS_ADMIN), admin = have_cap(CAP_NET_ADMIN);
+	char lacks[96] = "", said[200] = "";
+
+	if (afx_libbpf_warn[0])
+		snprintf(said, sizeof(said), " (libbpf said: %s)", afx_libbpf_warn);
+	if (err == -EACCES && afx_verifier_why[0]) {
+		sv_err("af_xdp: the kernel's verifier refused the XDP program for %s: \"%s\"%s", rx->ifname,
+		       afx_verifier_why,
+		       have_cap(CAP_PERFMON) || have_cap(CAP_SYS_ADMIN) ? "" :
+		       " (a rule this kernel applies without CAP_PERFMON: granting CAP_PERFMON works around it; "
+		       "please report it, svsub's program is meant to load with CAP_BPF and CAP_NET_ADMIN alone)");
+		return;
+	}
+	if (!bpf || !admin)
+		snprintf(lacks, sizeof(lacks), "; this process lacks %s%s%s", bpf ? "" : "CAP_BPF",
+			 !bpf && !admin ? " and " : "", admin ? "" : "CAP_NET_ADMIN");
+	else
+		snprintf(lacks, sizeof(lacks), "; this process has both: kernel.unprivileged_bpf_disabled, "
+			 "lockdown or an LSM refused it");
+	sv_err("af_xdp: loading/attaching the XDP program on %s: %s%s: the AF_XDP back-end needs CAP_BPF "
+	       "(BPF maps and programs) and CAP_NET_ADMIN (an XDP program, its XSKMAP, the attachment)%s",
+	       rx->ifname, strerror(-err), said, lacks);
 }
 
 /* Rx queues of @ifname from sysfs (/sys/class/net/IF/queues/rx-N). */
@@ -186,6 +265,7 @@ static int afx_try_attach(struct svrx *rx, struct afx *x, bool hints, uint32_t m
 	unsigned i;
 	int err, fd;
 
+	afx_libbpf_warn[0] = '\0';
 	skel = sv_xdp_bpf__open();
 	if (!skel)
 		return -errno ? -errno : -ENOMEM;
@@ -249,6 +329,7 @@ static int afx_attach(struct svrx *rx, struct afx *x)
 	const bool native = rx->cfg.xdp_mode != SVRX_XDP_SKB, skb = rx->cfg.xdp_mode != SVRX_XDP_NATIVE;
 	int err = -EOPNOTSUPP, e;
 
+	afx_verifier_why[0] = '\0';
 	if (native) {
 		e = afx_try_attach(rx, x, true, XDP_FLAGS_DRV_MODE);
 		if (!e)
@@ -274,8 +355,7 @@ static int afx_attach(struct svrx *rx, struct afx *x)
 	}
 fail:
 	if (err == -EPERM || err == -EACCES)
-		sv_err("af_xdp: loading/attaching the XDP program on %s: %s (needs CAP_BPF and CAP_NET_ADMIN, "
-		       "or root)", rx->ifname, strerror(-err));
+		afx_explain_attach(rx, err);
 	else if (err == -EBUSY || err == -EEXIST)
 		sv_err("af_xdp: another XDP program is attached to %s; svsub does not replace it (see "
 		       "'ip link show dev %s'; or use --backend af_packet)", rx->ifname, rx->ifname);
@@ -385,8 +465,9 @@ static int afx_open_sockets(struct svrx *rx, struct afx *x)
 			if (err == -EPERM || err == -EACCES)
 				return svrx_log_perm(err, "af_xdp: creating the AF_XDP socket", "CAP_NET_RAW");
 			if (err == -ENOMEM || err == -ENOBUFS || err == -EAGAIN)
-				sv_err("af_xdp: UMEM of %u x %u octets on queue %u: %s (over RLIMIT_MEMLOCK? "
-				       "use a smaller --umem-frames or grant CAP_IPC_LOCK)", x->frames,
+				sv_err("af_xdp: UMEM of %u x %u octets on queue %u: %s (over RLIMIT_MEMLOCK? raise it "
+				       "(LimitMEMLOCK= in svsub@.service, ulimit -l), use a smaller --umem-frames or "
+				       "grant CAP_IPC_LOCK)", x->frames,
 				       AFX_FRAME_SIZE, q->queue, strerror(-err));
 			else
 				sv_err("af_xdp: binding an AF_XDP socket to %s queue %u: %s", rx->ifname,

@@ -4,6 +4,7 @@
  * opens or fails with a named error, iterates to an end or a named error (stepping over damaged blocks,
  * with counts that fit the input), and exports to CSV without crashing, leaking or reading out of bounds.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,17 +14,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* What a reader says it stepped over must fit in the input: each skip covers >= 8 octets after the
- * 256-octet header, and no count comes from a header that could not hold it. */
+/* What a reader says it stepped over or dropped must fit in the input: each skip covers >= 8 octets after
+ * the 256-octet header (a tail at least one), no count comes from a header that could not hold it, each
+ * dropped record is >= 8 octets, and any damage names its first and last place inside the input. */
 static void check_damage(const struct sv_record_reader *r, size_t size)
 {
 	struct sv_record_reader_damage d;
+	bool any;
 
 	sv_record_reader_get_damage(r, &d);
+	any = d.blocks_skipped || d.records_invalid || d.records_orphaned;
 	if (d.octets_skipped > size || d.blocks_skipped * 8 > size || d.records_lost > size / 8 ||
-	    d.skips_uncounted > d.blocks_skipped || (d.blocks_skipped && (d.first_offset < SV_REC_HEADER_SIZE ||
-	    d.last_offset < d.first_offset || d.last_offset >= size || d.first_err == SV_RECORD_OK)) ||
-	    (!d.blocks_skipped && (d.octets_skipped || d.records_orphaned)))
+	    d.records_invalid + d.records_orphaned > size / 8 || d.skips_uncounted > d.blocks_skipped ||
+	    (any && (d.first_offset < SV_REC_HEADER_SIZE || d.last_offset < d.first_offset ||
+		     d.last_offset >= size || d.first_err == SV_RECORD_OK)) ||
+	    (!any && d.first_err != SV_RECORD_OK) || (!d.blocks_skipped && d.octets_skipped))
 		abort();
 }
 

@@ -729,29 +729,41 @@ static void test_corrupted(void **state)
 		assert_int_equal(mem_damage.records_lost, rd32(orig + H + 8));
 		assert_int_equal(recs, 1);
 	}
-	/* a damaged block and a crash's partial last block: the first is skipped, the second ends the read */
+	/* a damaged block and a crash's partial last block: the first is skipped, the second ends the read
+	 * (and is counted: a skip to the end of the file) */
 	memcpy(buf, orig, len);
 	buf[B + 100] ^= 1;
 	assert_int_equal(read_mem(buf, len - 1, &off, &recs, NULL, 0), SV_RECORD_E_BLOCK_TRUNCATED);
 	assert_int_equal(off, len - 1);
-	assert_int_equal(mem_damage.blocks_skipped, 1);
+	assert_int_equal(mem_damage.blocks_skipped, 2);
+	assert_int_equal(mem_damage.last_err, SV_RECORD_E_BLOCK_TRUNCATED);
+	/* a field out of range, a stream never defined, in a block whose CRC checks out: that record alone is
+	 * dropped, counted (the first damage named, at its offset), and the read goes on */
 	memcpy(buf, orig, len);
 	buf[B + 176 + 1] = 42; /* first event's point */
 	reseal(buf + H);
-	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_RECORD_FIELD);
-	assert_int_equal(off, B + 176);
-	assert_int_equal(recs, 1); /* the stream definition came out before */
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_OK);
+	assert_int_equal(recs, 3000 + 2 - 1); /* STREAM, events, END */
+	assert_int_equal(mem_damage.records_invalid, 1);
+	assert_int_equal(mem_damage.first_err, SV_RECORD_E_RECORD_FIELD);
+	assert_int_equal(mem_damage.first_offset, B + 176);
 	memcpy(buf, orig, len);
 	wr32(buf + B + 176 + 4, 9); /* first event's stream: never defined */
 	reseal(buf + H);
-	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_STREAM_UNDEFINED);
-	assert_int_equal(off, B + 176);
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_OK);
+	assert_int_equal(recs, 3000 + 2 - 1);
+	assert_int_equal(mem_damage.records_orphaned, 1);
+	assert_int_equal(mem_damage.first_err, SV_RECORD_E_STREAM_UNDEFINED);
+	assert_int_equal(mem_damage.first_offset, B + 176);
 	memcpy(buf, orig, len);
 	buf[B + 32 + 1] = 'y'; /* svid "MU01" -> "MyU01"? no: overwrite -> "MyU..": length mismatch */
 	buf[B + 32 + 4] = 'z';
 	reseal(buf + H);
-	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_E_RECORD_FIELD);
-	assert_int_equal(off, B);
+	assert_int_equal(read_mem(buf, len, &off, &recs, NULL, 0), SV_RECORD_OK);
+	assert_int_equal(recs, 1); /* END: the stream's events are orphans */
+	assert_int_equal(mem_damage.records_invalid, 1);
+	assert_int_equal(mem_damage.records_orphaned, 3000);
+	assert_int_equal(mem_damage.first_offset, B);
 	/* an unknown kind of a newer minor version is skipped, not an error */
 	memcpy(buf, orig, len);
 	buf[B + 176] = 200;
@@ -1175,8 +1187,14 @@ static void test_damage_length_resyncs(void **state)
 			assert_int_equal(rd.d.first_err, cases[i].why);
 			assert_int_equal(rd.d.first_offset, df.off[k]);
 			assert_int_equal(rd.d.octets_skipped, df.off[k + 1] - df.off[k]);
-			assert_int_equal(rd.d.skips_uncounted, 1); /* found by scanning: a lower bound */
-			assert_true(rd.d.records_lost <= df.events[k]);
+			if (cases[i].why == SV_RECORD_E_BLOCK_MAGIC) {
+				/* only the magic: the length leads to the block found and the framing agrees */
+				assert_int_equal(rd.d.skips_uncounted, 0);
+				assert_int_equal(rd.d.records_lost, df.events[k]);
+			} else {
+				assert_int_equal(rd.d.skips_uncounted, 1); /* found by scanning: a lower bound */
+				assert_true(rd.d.records_lost <= df.events[k]);
+			}
 			assert_int_equal(nlogged, 1);
 			snprintf(want, sizeof(want), ": offset %zu: %s: ", df.off[k], sv_record_errname(cases[i].why));
 			if (!logged_has(0, want))
@@ -1247,7 +1265,8 @@ static void test_damage_length_past_end(void **state)
 }
 
 /* Two damaged blocks side by side: each skipped and reported; one bad sector across their boundary:
- * one skip found by scanning; a damaged last block: the read ends there, not clean, without error. */
+ * one skip found by scanning; a damaged last block: the read ends there, not clean, without error;
+ * garbage from a block to the end: the fault is the error, the rest counted. */
 static void test_damage_adjacent_blocks(void **state)
 {
 	static struct dmg_file df;
@@ -1307,7 +1326,8 @@ static void test_damage_adjacent_blocks(void **state)
 		assert_int_equal(rd.d.first_offset, df.off[last]);
 		assert_int_equal(rd.d.octets_skipped, df.len - df.off[last]);
 	}
-	/* nothing valid after the damage (garbage to the end): the fault stays the error, records before used */
+	/* nothing valid after the damage (garbage to the end): the fault stays the error, records before used;
+	 * the rest of the file is counted as one skip, its loss not exact (block 2's count is garbage) */
 	{
 		const unsigned lost_tail[] = { 2, 3, 4, 5, 6, 7, 8 };
 		size_t p;
@@ -1318,7 +1338,9 @@ static void test_damage_adjacent_blocks(void **state)
 		dmg_read(buf, df.len, &rd);
 		assert_int_equal(rd.ret, -EBADMSG);
 		assert_int_equal(rd.err, SV_RECORD_E_BLOCK_CRC); /* block 2's magic and length survived */
-		assert_int_equal(rd.d.blocks_skipped, 0);
+		assert_int_equal(rd.d.blocks_skipped, 1);
+		assert_int_equal(rd.d.octets_skipped, df.len - df.off[2]);
+		assert_int_equal(rd.d.skips_uncounted, 1);
 		assert_true(df.nblocks - 2 <= sizeof(lost_tail) / sizeof(lost_tail[0]));
 		assert_events_except(&df, &rd, lost_tail, df.nblocks - 2);
 	}
@@ -1327,7 +1349,8 @@ static void test_damage_adjacent_blocks(void **state)
 }
 
 /* Crafted damage: a false block header every 8 octets after a bad block. Each probe would re-read
- * block_max octets; the probe budget gives up (the original fault, records before used) in linear time. */
+ * block_max octets; the probe budget gives up (the original fault, records before used, the rest counted as
+ * lost, how much unknown) in linear time. */
 static void test_damage_false_magics_bounded(void **state)
 {
 	static struct dmg_file df;
@@ -1349,9 +1372,192 @@ static void test_damage_false_magics_bounded(void **state)
 	dmg_read(buf, df.len, &rd);
 	assert_int_equal(rd.ret, -EBADMSG);
 	assert_int_equal(rd.err, SV_RECORD_E_BLOCK_MAGIC);
-	assert_int_equal(rd.d.blocks_skipped, 0);
+	assert_int_equal(rd.d.blocks_skipped, 1); /* the rest of the file, its loss unknown */
+	assert_int_equal(rd.d.skips_uncounted, 1);
+	assert_int_equal(rd.d.records_lost, 0);
 	assert_true(df.nblocks - 2 <= sizeof(lost) / sizeof(lost[0]));
 	assert_events_except(&df, &rd, lost, df.nblocks - 2);
+	free(buf);
+	free(df.orig);
+}
+
+/* Damage at the end of a file (issue 27): nothing valid follows, so the fault stays the reader's error, but what
+ * it cost is counted: the records the damaged block's header declares where something confirms them (its
+ * block reaches the end of the file, or only the magic is damaged and the payload's framing agrees), else the
+ * loss is marked uncounted; never "0 lost, exact". The same magic-only damage before a valid block: exact. */
+static void test_damage_tail_counted(void **state)
+{
+	static struct dmg_file df;
+	static struct dmg_read rd;
+	unsigned e;
+	uint32_t nrec;
+	size_t cut;
+	char want[96];
+	uint8_t *buf;
+
+	(void)state;
+	dmg_file_make(&df, "dmg5.svrec");
+	for (e = df.nblocks - 1; !df.events[e]; e--) /* the last block with events (END may follow alone) */
+		;
+	nrec = rd32(df.orig + df.off[e] + 8);
+	cut = df.off[e + 1]; /* the file as if it ended after block e */
+	buf = malloc(df.len + 4096);
+	assert_non_null(buf);
+	{
+		const unsigned lost[] = { e };
+
+		/* the issue's case: the last block's magic zeroed (its length and count intact) */
+		memcpy(buf, df.orig, cut);
+		wr32(buf + df.off[e], 0);
+		dmg_read(buf, cut, &rd);
+		assert_int_equal(rd.ret, -EBADMSG);
+		assert_int_equal(rd.err, SV_RECORD_E_BLOCK_MAGIC);
+		assert_false(rd.clean_end);
+		assert_events_except(&df, &rd, lost, 1);
+		assert_int_equal(rd.d.blocks_skipped, 1);
+		assert_int_equal(rd.d.octets_skipped, cut - df.off[e]);
+		assert_int_equal(rd.d.records_lost, nrec);
+		assert_int_equal(rd.d.skips_uncounted, 0); /* the framing of the payload confirms the count */
+		assert_int_equal(rd.d.first_err, SV_RECORD_E_BLOCK_MAGIC);
+		assert_int_equal(rd.d.first_offset, df.off[e]);
+		assert_int_equal(nlogged, 1);
+		snprintf(want, sizeof(want), ": offset %zu: block_magic: ", df.off[e]);
+		assert_true(logged_has(0, want));
+		snprintf(want, sizeof(want), "(%u records lost) to the end of the file", nrec);
+		if (!logged_has(0, want))
+			fail_msg("log: %s", logged[0]);
+
+		/* the same with the rest of the file after it: found by scanning, the count as exact */
+		memcpy(buf, df.orig, df.len);
+		wr32(buf + df.off[e], 0);
+		dmg_read(buf, df.len, &rd);
+		assert_int_equal(rd.ret, 0);
+		assert_events_except(&df, &rd, lost, 1);
+		assert_int_equal(rd.d.blocks_skipped, 1);
+		assert_int_equal(rd.d.records_lost, nrec);
+		assert_int_equal(rd.d.skips_uncounted, 0);
+
+		/* the whole block header gone: how many records it held is unknown, and said so */
+		memcpy(buf, df.orig, cut);
+		memset(buf + df.off[e], 0, 16);
+		dmg_read(buf, cut, &rd);
+		assert_int_equal(rd.err, SV_RECORD_E_BLOCK_MAGIC);
+		assert_events_except(&df, &rd, lost, 1);
+		assert_int_equal(rd.d.blocks_skipped, 1);
+		assert_int_equal(rd.d.octets_skipped, cut - df.off[e]);
+		assert_int_equal(rd.d.records_lost, 0);
+		assert_int_equal(rd.d.skips_uncounted, 1);
+		assert_true(logged_has(0, "records lost unknown"));
+
+		/* a crash's partial last block: its header says what was lost */
+		dmg_read(df.orig, cut - 100, &rd);
+		assert_int_equal(rd.err, SV_RECORD_E_BLOCK_TRUNCATED);
+		assert_events_except(&df, &rd, lost, 1);
+		assert_int_equal(rd.d.blocks_skipped, 1);
+		assert_int_equal(rd.d.octets_skipped, cut - 100 - df.off[e]);
+		assert_int_equal(rd.d.records_lost, nrec);
+		assert_int_equal(rd.d.skips_uncounted, 0);
+
+		/* cut inside the last block's header: unknown */
+		dmg_read(df.orig, df.off[e] + 10, &rd);
+		assert_int_equal(rd.err, SV_RECORD_E_BLOCK_TRUNCATED);
+		assert_events_except(&df, &rd, lost, 1);
+		assert_int_equal(rd.d.blocks_skipped, 1);
+		assert_int_equal(rd.d.octets_skipped, 10);
+		assert_int_equal(rd.d.skips_uncounted, 1);
+
+		/* the magic zeroed and garbage after the block: the count cannot be confirmed */
+		memcpy(buf, df.orig, cut);
+		memset(buf + cut, 0x5a, 4096);
+		wr32(buf + df.off[e], 0);
+		dmg_read(buf, cut + 4096, &rd);
+		assert_int_equal(rd.err, SV_RECORD_E_BLOCK_MAGIC);
+		assert_events_except(&df, &rd, lost, 1);
+		assert_int_equal(rd.d.octets_skipped, cut + 4096 - df.off[e]);
+		assert_int_equal(rd.d.skips_uncounted, 1);
+	}
+	free(buf);
+	free(df.orig);
+}
+
+/* A record with a field out of range inside a block whose CRC checks out (issue 27): it costs that record
+ * alone, counted and said; every later block is read. */
+static void test_damage_record_field_costs_one(void **state)
+{
+	static struct dmg_file df;
+	static struct dmg_read rd;
+	const unsigned k = 1;
+	size_t ev0;
+	uint32_t seq0;
+	char want[96];
+	uint8_t *buf;
+
+	(void)state;
+	dmg_file_make(&df, "dmg6.svrec");
+	ev0 = df.off[k] + 16; /* block k holds only events */
+	seq0 = rd32(df.orig + ev0 + offsetof(struct sv_rec_event, seq));
+	buf = malloc(df.len);
+	assert_non_null(buf);
+	{
+		const struct {
+			size_t at;
+			uint32_t val;
+			enum sv_record_err why;
+			const char *field;
+		} cases[] = {
+			{ offsetof(struct sv_rec_event, point), 42, SV_RECORD_E_RECORD_FIELD, "event.point" },
+			{ offsetof(struct sv_rec_event, ts_src), 77, SV_RECORD_E_RECORD_FIELD, "event.ts_src" },
+			{ offsetof(struct sv_rec_event, stream), 9, SV_RECORD_E_STREAM_UNDEFINED, "event" },
+		};
+		unsigned i;
+
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			memcpy(buf, df.orig, df.len);
+			if (cases[i].at == offsetof(struct sv_rec_event, stream))
+				wr32(buf + ev0 + cases[i].at, cases[i].val);
+			else
+				buf[ev0 + cases[i].at] = (uint8_t)cases[i].val;
+			reseal(buf + df.off[k]);
+			dmg_read(buf, df.len, &rd);
+			if (rd.ret != 0 || rd.events != DMG_EVENTS - 1)
+				fail_msg("case %u: ret %d, %u events", i, rd.ret, rd.events);
+			assert_int_equal(rd.err, SV_RECORD_OK);
+			assert_true(rd.clean_end); /* END's count matches: the dropped record was read */
+			assert_false(rd.seen[seq0]);
+			assert_int_equal(rd.d.blocks_skipped, 0);
+			assert_int_equal(rd.d.records_lost, 0);
+			assert_int_equal(rd.d.records_invalid + rd.d.records_orphaned, 1);
+			assert_int_equal(rd.d.first_err, cases[i].why);
+			assert_int_equal(rd.d.first_offset, ev0);
+			assert_int_equal(nlogged, 1);
+			snprintf(want, sizeof(want), ": offset %zu: %s: ", ev0, sv_record_errname(cases[i].why));
+			if (!logged_has(0, want) || !logged_has(0, cases[i].field))
+				fail_msg("case %u: log: %s", i, logged[0]);
+		}
+		assert_int_equal(rd.d.records_orphaned, 1); /* the undefined stream's event */
+	}
+	/* the STREAM record itself out of range: dropped, and every event of its stream with it (orphans) */
+	memcpy(buf, df.orig, df.len);
+	buf[df.off[0] + 16 + offsetof(struct sv_rec_stream, svid) + 1] = 0; /* svid shorter than svid_len */
+	reseal(buf + df.off[0]);
+	dmg_read(buf, df.len, &rd);
+	assert_int_equal(rd.ret, 0);
+	assert_int_equal(rd.events, 0);
+	assert_true(rd.clean_end);
+	assert_int_equal(rd.d.records_invalid, 1);
+	assert_int_equal(rd.d.records_orphaned, DMG_EVENTS);
+	assert_int_equal(rd.d.first_err, SV_RECORD_E_RECORD_FIELD);
+	assert_int_equal(rd.d.first_offset, df.off[0] + 16);
+	/* many bad records: each counted, the log bounded */
+	memcpy(buf, df.orig, df.len);
+	for (size_t p = ev0; p < df.off[k + 1]; p += sizeof(struct sv_rec_event))
+		buf[p + offsetof(struct sv_rec_event, point)] = 42;
+	reseal(buf + df.off[k]);
+	dmg_read(buf, df.len, &rd);
+	assert_int_equal(rd.ret, 0);
+	assert_int_equal(rd.d.records_invalid, df.events[k]);
+	assert_int_equal(rd.events, DMG_EVENTS - df.events[k]);
+	assert_true(nlogged <= 100);
 	free(buf);
 	free(df.orig);
 }
@@ -1368,7 +1574,8 @@ int main(void)
 		cmocka_unit_test(test_writer_leaves_user_path),
 		cmocka_unit_test(test_damage_skips_one_block), cmocka_unit_test(test_damage_length_resyncs),
 		cmocka_unit_test(test_damage_length_past_end), cmocka_unit_test(test_damage_adjacent_blocks),
-		cmocka_unit_test(test_damage_false_magics_bounded),
+		cmocka_unit_test(test_damage_false_magics_bounded), cmocka_unit_test(test_damage_tail_counted),
+		cmocka_unit_test(test_damage_record_field_costs_one),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1276,6 +1276,146 @@ static void test_damaged_block(void **state)
 	svr_destroy(r);
 }
 
+/* A record file into memory, and the offsets of its blocks (at most 16). */
+static uint8_t *load_blocks(const char *name, size_t *len, size_t off[16], unsigned *nblocks)
+{
+	FILE *f = fopen(path_of(name), "rb");
+	uint8_t *buf;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_int_equal(fseek(f, 0, SEEK_SET), 0);
+	buf = malloc((size_t)n);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	*nblocks = 0;
+	for (size_t at = SV_REC_HEADER_SIZE; at < *len && *nblocks < 16;) {
+		uint32_t blen;
+
+		memcpy(&blen, buf + at + 4, 4);
+		off[(*nblocks)++] = at;
+		at += sizeof(struct sv_rec_block_header) + blen;
+	}
+	return buf;
+}
+
+static void save(const char *name, const uint8_t *buf, size_t len)
+{
+	FILE *f = fopen(path_of(name), "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The text report holds @text1 and @text2, the JSON one @json1 and @json2. */
+static void assert_reports_say(struct svr *r, const struct svr_budgets *b, struct svr_eval *e, const char *text1,
+			       const char *text2, const char *json1, const char *json2)
+{
+	char *out;
+
+	svr_evaluate(r, b, e);
+	report_of(r, b, e, false, &out);
+	if (!strstr(out, text1) || !strstr(out, text2))
+		fail_msg("%s", out);
+	free(out);
+	report_of(r, b, e, true, &out);
+	if (!strstr(out, json1) || !strstr(out, json2))
+		fail_msg("%s", out);
+	free(out);
+}
+
+/* The issue 27 cases: damage at the end of a record (the last block's magic zeroed, the file ending there: the
+ * read ends with the error, the lost block counted exactly from its header and framing), and a record with
+ * a field out of range in a block whose CRC checks out (that record alone dropped, counted; every later
+ * block read). Text, JSON and HTML name the damage; nothing claims "0 lost, exact". */
+static void test_damaged_tail_and_field(void **state)
+{
+	const char *files[] = {"dmg.rec"};
+	const struct svr_file_info *fi;
+	struct svr_budgets b;
+	static struct svr_eval e;
+	size_t len, off[16];
+	unsigned nb, last;
+	uint32_t nrec;
+	uint8_t *buf;
+	struct svr *r;
+	char *out;
+
+	(void)state;
+	{
+		struct sv_record_writer *w = wopen("whole.rec", "svpub", "hostA", true, RATE);
+
+		for (unsigned k = 0; k < 20000; k++)
+			ev_write(w, SV_POINT_T0, SEC0 + k / RATE, (uint16_t)(k % RATE), ts_of(k) + 5000,
+				 SV_REC_GUEST_NONE);
+		assert_int_equal(sv_record_writer_close(w), 0);
+	}
+	buf = load_blocks("whole.rec", &len, off, &nb);
+	assert_true(nb >= 4);
+	/* the last block of events (END may have a block of its own), and the file as if it ended with it */
+	last = nb - 1;
+	memcpy(&nrec, buf + off[last] + 8, 4);
+	if (nrec == 1)
+		memcpy(&nrec, buf + off[--last] + 8, 4);
+	assert_true(nrec > 1000);
+	memset(buf + off[last], 0, 4);
+	save("dmg.rec", buf, last + 1 < nb ? off[last + 1] : len);
+	assert_int_equal(svr_create(&r, NULL), 0);
+	assert_int_equal(svr_add_file(r, path_of(files[0]), NULL), 0);
+	assert_int_equal(svr_run(r), -EBADMSG);
+	fi = svr_file(r, 0);
+	assert_int_equal(fi->err, -EBADMSG);
+	assert_int_equal(fi->damage.blocks_skipped, 1);
+	assert_int_equal(fi->damage.records_lost, nrec);
+	assert_int_equal(fi->damage.skips_uncounted, 0);
+	assert_int_equal(svr_point(r, SV_POINT_T0, -1)->frames + nrec, 20000);
+	svr_budgets_default(&b);
+	assert_reports_say(r, &b, &e, "damaged: 1 block(s) skipped", "first: block_magic at offset",
+			   "\"records_lost_exact\": true", "\"first_error\": \"block_magic\"");
+	svr_destroy(r);
+	free(buf);
+
+	/* a CRC-valid block with one event's point out of range, in the middle of the file */
+	buf = load_blocks("whole.rec", &len, off, &nb);
+	{
+		uint8_t *ev = buf + off[1] + sizeof(struct sv_rec_block_header);
+		uint32_t blen, crc;
+
+		assert_int_equal(ev[0], SV_REC_EVENT);
+		ev[offsetof(struct sv_rec_event, point)] = 42;
+		memcpy(&blen, buf + off[1] + 4, 4);
+		crc = sv_crc32c(sv_crc32c(0, buf + off[1], 12), ev, blen);
+		memcpy(buf + off[1] + 12, &crc, 4);
+	}
+	save("dmg.rec", buf, len);
+	r = run(files, NULL, 1);
+	fi = svr_file(r, 0);
+	assert_int_equal(fi->err, 0);
+	assert_true(fi->clean_end);
+	assert_int_equal(fi->damage.blocks_skipped, 0);
+	assert_int_equal(fi->damage.records_invalid, 1);
+	assert_int_equal(svr_point(r, SV_POINT_T0, -1)->frames, 20000 - 1);
+	assert_reports_say(r, &b, &e, "1 invalid record(s) dropped", "first: record_field at offset",
+			   "\"records_invalid\": 1", "\"first_error\": \"record_field\"");
+	{
+		size_t hlen = 0;
+		FILE *f = open_memstream(&out, &hlen);
+
+		assert_non_null(f);
+		assert_int_equal(svr_write_html(r, &b, &e, NULL, f), 0);
+		fclose(f);
+		assert_non_null(strstr(out, "damaged: 0 block(s) skipped (0 octets, 0 records lost), 1 invalid"));
+		free(out);
+	}
+	svr_destroy(r);
+	free(buf);
+}
+
 /* Two streams, one T3 stamped 5 us before its T0 (one clock: a note, not a fault): the per-stream minimum,
  * from a histogram, is that negative value, as the all-streams exact minimum is (it used to drop it). */
 static void test_negative_min_per_stream(void **state)
@@ -1390,6 +1530,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_verdict_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_late_keys_cross_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_block, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_tail_and_field, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_negative_min_per_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alias_by_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rotated_run, setup, teardown),
