@@ -178,6 +178,7 @@ struct svsub_file_config {
 	uint32_t reorder_window;
 	uint32_t resync_run;
 	double max_latency_ms;
+	double clock_tolerance_us;
 	bool clock_trusted;	/* treat the host clock as synchronised (adjtimex ignored) */
 	uint32_t record_size_mib; /* --record: a new part every N MiB, 0 one file */
 	char record_keep[16];	/* --record: rotated parts kept, "all" or a count (sv_record_parse_keep) */

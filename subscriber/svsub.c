@@ -71,6 +71,7 @@ struct opts {
  * this help). */
 struct key_ranges {
 	char duration[48], max_streams[48], nominal_hz[48], wrap[48], reorder[48], resync[48], max_latency[48];
+	char clock_tolerance[48];
 	char pickup[48], trip_samples[48], dropoff[48], current_lsb[48], record_size[48];
 };
 
@@ -85,6 +86,7 @@ static void usage(FILE *f)
 	svsub_config_range("reorder_window", r.reorder, sizeof(r.reorder));
 	svsub_config_range("resync_run", r.resync, sizeof(r.resync));
 	svsub_config_range("max_latency_ms", r.max_latency, sizeof(r.max_latency));
+	svsub_config_range("clock_tolerance_us", r.clock_tolerance, sizeof(r.clock_tolerance));
 	svsub_config_range("pickup", r.pickup, sizeof(r.pickup));
 	svsub_config_range("trip_samples", r.trip_samples, sizeof(r.trip_samples));
 	svsub_config_range("dropoff", r.dropoff, sizeof(r.dropoff));
@@ -129,11 +131,18 @@ static void usage(FILE *f)
 "                           the default)\n"
 "      --resync-run N       consecutive backward samples that confirm a counter restart (%s; 0 = %u:\n"
 "                           the default)\n"
-"      --max-latency-ms MS  larger latencies mark the clock unsynchronised (%s; 0 = 500: the default)\n"
+"      --max-latency-ms MS  larger latencies are outliers (a frame held back, or a clock off by more):\n"
+"                           counted with the largest and when (first, last), kept out of the latency\n"
+"                           histogram (%s; 0 = 500: the default)\n"
+"      --clock-tolerance-us US  negative latencies down to -US are clock granularity (%s, default 20)\n"
+"                           The clock is declared not synchronised, and the latency not reported, only on\n"
+"                           evidence about the clock: a latency below -US (received before it was sampled),\n"
+"                           outliers in more than half of the samples (a clock off shifts them all), or\n"
+"                           the host clock unsynchronised (adjtimex STA_UNSYNC) without --clock-trusted\n"
 "      --clock-trusted      live: treat the host clock as synchronised even when adjtimex reports it\n"
 "                           unsynchronised (publisher and subscriber share this clock: one host, netns\n"
-"                           tests); latencies are still rejected when negative or over --max-latency-ms;\n"
-"                           the JSON summary says so (source.clock_trusted). Off by default\n"
+"                           tests); the other evidence still applies; the JSON summary says so\n"
+"                           (source.clock_trusted). Off by default\n"
 "Application (app):\n"
 "      --app NAME           feed every accepted sample to NAME: overcurrent (ANSI 50, one JSON line per\n"
 "                           trip on stdout; the text summary then goes to stderr), phasor\n"
@@ -154,7 +163,7 @@ static void usage(FILE *f)
 		" (not built in: svsub_rx back-ends absent)",
 #endif
 		r.duration, r.record_size, r.max_streams, SVSUB_TRACK_MAX_STREAMS_DEFAULT, r.nominal_hz, r.wrap, r.reorder,
-		r.resync, SVSUB_TRACK_RESYNC_RUN_DEFAULT, r.max_latency, r.pickup, r.trip_samples, r.dropoff,
+		r.resync, SVSUB_TRACK_RESYNC_RUN_DEFAULT, r.max_latency, r.clock_tolerance, r.pickup, r.trip_samples, r.dropoff,
 		r.current_lsb);
 #ifdef SVSUB_HAVE_RX
 	svrx_live_usage(f); /* rx: live receive options, before the exit status and examples */
@@ -185,6 +194,7 @@ enum {
 	OPT_REORDER,
 	OPT_RESYNC,
 	OPT_MAX_LATENCY,
+	OPT_CLOCK_TOLERANCE,
 	OPT_CLOCK_TRUSTED,
 	OPT_RECORD,
 	OPT_RECORD_SIZE,
@@ -213,7 +223,8 @@ static const struct {
 	{ OPT_DURATION, "duration" },		{ OPT_MAX_STREAMS, "max_streams" },
 	{ OPT_NOMINAL_HZ, "nominal_hz" },	{ OPT_WRAP, "wrap" },
 	{ OPT_REORDER, "reorder_window" },	{ OPT_RESYNC, "resync_run" },
-	{ OPT_MAX_LATENCY, "max_latency_ms" },	{ OPT_PICKUP, "pickup" },
+	{ OPT_MAX_LATENCY, "max_latency_ms" },	{ OPT_CLOCK_TOLERANCE, "clock_tolerance_us" },
+	{ OPT_PICKUP, "pickup" },
 	{ OPT_TRIP_SAMPLES, "trip_samples" },	{ OPT_DROPOFF, "dropoff" },
 	{ OPT_CURRENT_LSB, "current_lsb" },	{ OPT_RECORD_SIZE, "record_size_mib" },
 	{ OPT_RECORD_KEEP, "record_keep" },
@@ -257,6 +268,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "reorder-window", required_argument, NULL, OPT_REORDER },
 		{ "resync-run", required_argument, NULL, OPT_RESYNC },
 		{ "max-latency-ms", required_argument, NULL, OPT_MAX_LATENCY },
+		{ "clock-tolerance-us", required_argument, NULL, OPT_CLOCK_TOLERANCE },
 		{ "clock-trusted", no_argument, NULL, OPT_CLOCK_TRUSTED },
 		{ "app", required_argument, NULL, OPT_APP }, /* app */
 		{ "pickup", required_argument, NULL, OPT_PICKUP },
@@ -449,6 +461,7 @@ static void apply_config_keys(struct opts *o)
 	o->track.reorder_window = c->reorder_window;
 	o->track.resync_run = c->resync_run;
 	o->track.max_latency_ns = (int64_t)(c->max_latency_ms * 1e6);
+	o->track.clock_tolerance_ns = (int64_t)(c->clock_tolerance_us * 1e3 + 0.5);
 }
 
 /* stdout carries one kind of output that a machine can parse: the summary object (--json), or JSON lines

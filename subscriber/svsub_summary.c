@@ -99,7 +99,27 @@ static void json_stream(struct sv_json *j, const struct svsub_stream_stats *s)
 		sv_stats_json(j, &s->latency);
 	else
 		sv_json_null(j);
-	sv_json_kv_uint(j, "latency_rejected", s->latency_rejected);
+	sv_json_key(j, "latency_outliers");
+	sv_json_object_begin(j);
+	sv_json_kv_uint(j, "count", s->latency_outliers);
+	if (s->latency_outliers) {
+		sv_json_kv_int(j, "max_ns", s->latency_outlier_max);
+		sv_json_kv_int(j, "first_rx_ns", s->latency_outlier_first_rx_ns);
+		sv_json_kv_int(j, "last_rx_ns", s->latency_outlier_last_rx_ns);
+	} else {
+		sv_json_kv_null(j, "max_ns");
+		sv_json_kv_null(j, "first_rx_ns");
+		sv_json_kv_null(j, "last_rx_ns");
+	}
+	sv_json_object_end(j);
+	sv_json_key(j, "latency_negative");
+	sv_json_object_begin(j);
+	sv_json_kv_uint(j, "count", s->latency_negative);
+	if (s->latency_negative)
+		sv_json_kv_int(j, "min_ns", s->latency_negative_min);
+	else
+		sv_json_kv_null(j, "min_ns");
+	sv_json_object_end(j);
 	sv_json_kv_uint(j, "latency_rate_unknown", s->latency_rate_unknown);
 	sv_json_kv_uint(j, "latency_no_sample_time", s->latency_no_sample_time);
 	sv_json_kv_bool(j, "host_clock_unsynchronised", s->host_unsync);
@@ -205,16 +225,29 @@ int svsub_summary_print(FILE *f, struct svsub_proc *p, bool histograms)
 			sv_stats_summary_format(&sum, buf, sizeof(buf));
 			fprintf(f, "  latency (rx - Ts): %s\n", buf);
 		} else if (s->latency_possible) {
-			/* say which check failed: the host's own flag, impossible values, or both */
-			fprintf(f, "  latency: not reported, clock not synchronised:%s%s", s->host_unsync ?
-				" the host clock says it is not (adjtimex; --clock-trusted when publisher and "
-				"subscriber share it)" : "", s->host_unsync && s->latency_rejected ? ";" : "");
-			if (s->latency_rejected)
-				fprintf(f, " %" PRIu64 " samples with negative or absurd latency", s->latency_rejected);
+			/* say which evidence made the clock suspect: the host's own flag, impossible values, or both */
+			fprintf(f, "  latency: not reported, clock not synchronised:");
+			if (s->host_unsync)
+				fprintf(f, " the host clock says it is not (adjtimex; --clock-trusted when publisher "
+					"and subscriber share it);");
+			if (s->latency_negative)
+				fprintf(f, " %" PRIu64 " samples received before they were sampled (down to %.3f ms);",
+					s->latency_negative, (double)s->latency_negative_min / 1e6);
+			if (!s->host_unsync && !s->latency_negative && s->latency_outliers)
+				fprintf(f, " most samples (%" PRIu64 ") over --max-latency-ms;", s->latency_outliers);
 			fputc('\n', f);
 		} else {
 			fprintf(f, "  latency: n/a (smpSynch %u%s)\n", s->smpSynch,
 				s->smpSynch == SV_SMPSYNCH_GLOBAL ? ", sample rate unknown" : ", not globally synchronised");
+		}
+		if (s->latency_outliers) {
+			char t0[48], t1[48];
+
+			svsub_format_ts(s->latency_outlier_first_rx_ns, t0, sizeof(t0));
+			svsub_format_ts(s->latency_outlier_last_rx_ns, t1, sizeof(t1));
+			fprintf(f, "  latency outliers (over --max-latency-ms, not in the histogram): %" PRIu64
+				", largest %.3f ms, received from %s to %s\n",
+				s->latency_outliers, (double)s->latency_outlier_max / 1e6, t0, t1);
 		}
 		if (s->latency_possible && (s->latency_rate_unknown || s->latency_no_sample_time))
 			fprintf(f, "  latency: none for %" PRIu64 " samples before the rate was known (smpRate absent, "

@@ -97,7 +97,7 @@ int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg 
 	/* A wrap of 1 (every smpCnt 0) leaves no position ahead of the head: refused like svsub refuses it. */
 	if (t->cfg.max_streams > (1u << 20) || t->cfg.wrap > SMPCNT_SPACE || t->cfg.wrap == 1 ||
 	    t->cfg.reorder_window > SMPCNT_SPACE || t->cfg.ahead_ns < 0 ||
-	    t->cfg.ahead_ns >= SV_NSEC_PER_SEC || t->cfg.max_latency_ns < 0) {
+	    t->cfg.ahead_ns >= SV_NSEC_PER_SEC || t->cfg.max_latency_ns < 0 || t->cfg.clock_tolerance_ns < 0) {
 		free(t);
 		return -EINVAL;
 	}
@@ -433,6 +433,14 @@ static void stream_quality(struct svsub_stream_stats *s, const struct sv_asdu *a
 	s->samples_not_good += bad;
 }
 
+bool svsub_track_clock_verdict(const struct svsub_stream_stats *s)
+{
+	uint64_t with_latency = s->latency.count + s->latency.negative + s->latency_outliers + s->latency_negative;
+
+	return s->latency_possible && !s->host_unsync && !s->latency_negative &&
+	       s->latency_outliers * 2 <= with_latency;
+}
+
 static void stream_latency(struct svsub_tracker *t, struct stream *st, uint32_t c, int64_t t_rx_ns,
 			   struct svsub_sample_result *res)
 {
@@ -450,25 +458,27 @@ static void stream_latency(struct svsub_tracker *t, struct stream *st, uint32_t 
 		s->latency_no_sample_time++;
 		return;
 	}
-	if (!s->latency_possible) {
-		s->latency_possible = true;
-		s->clock_synchronised = !t->cfg.host_unsync;
-	}
+	s->latency_possible = true;
 	s->host_unsync |= t->cfg.host_unsync;
-	if (ts.latency_ns < 0 || ts.latency_ns > t->cfg.max_latency_ns) {
-		s->latency_rejected++;
-		if (ts.latency_ns < s->latency_rejected_min)
-			s->latency_rejected_min = ts.latency_ns;
-		if (ts.latency_ns > s->latency_rejected_max)
-			s->latency_rejected_max = ts.latency_ns;
-		s->clock_synchronised = false;
+	if (ts.latency_ns > t->cfg.max_latency_ns) {
+		/* really that late, or a clock: svsub_track_clock_verdict() weighs them against the rest */
+		if (!s->latency_outliers++)
+			s->latency_outlier_first_rx_ns = t_rx_ns;
+		s->latency_outlier_last_rx_ns = t_rx_ns;
+		if (ts.latency_ns > s->latency_outlier_max)
+			s->latency_outlier_max = ts.latency_ns;
 		return;
 	}
-	if (t->cfg.host_unsync)
-		s->clock_synchronised = false;
+	if (ts.latency_ns < -t->cfg.clock_tolerance_ns) {
+		/* received before it was sampled: only a clock explains that */
+		s->latency_negative++;
+		if (ts.latency_ns < s->latency_negative_min)
+			s->latency_negative_min = ts.latency_ns;
+		return;
+	}
 	sv_stats_add(&s->latency, ts.latency_ns);
 	if (res) {
-		res->has_latency = s->clock_synchronised;
+		res->has_latency = !s->host_unsync && !s->latency_negative;
 		res->latency_ns = ts.latency_ns;
 	}
 }
@@ -571,6 +581,7 @@ const struct svsub_stream_stats *svsub_track_stream(struct svsub_tracker *t, uns
 		return NULL;
 	st = &t->streams[i];
 	st->s.c.errors = t->appid_errors[st->s.appid] - st->errors_base;
+	st->s.clock_synchronised = svsub_track_clock_verdict(&st->s);
 	return &st->s;
 }
 

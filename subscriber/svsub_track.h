@@ -50,13 +50,25 @@
  * in prp_frames[lan].
  *
  * Latency (DESIGN.md "Ts"): for a sample of a stream with smpSynch = 2 and a known rate, Ts is
- * second + smpCnt/rate (sv_sample_align(), cfg.ahead_ns), and latency = t_rx - Ts. It is valid only if
- * t_rx is on a synchronised TAI/UTC clock; the tracker checks what it can: a negative latency, or one
- * above cfg.max_latency_ns (default 500 ms: larger values alias a receiver clock ahead of the publisher
- * by less than a second), is counted in latency_rejected and marks the stream's clock as not
- * synchronised (clock_synchronised = false); so does cfg.host_unsync (adjtimex STA_UNSYNC; host_unsync
- * says it was that). Rejected samples do not enter the histogram. Samples of a smpSynch 2 stream that get
- * no latency at all are counted by why: latency_rate_unknown (rate not known yet), latency_no_sample_time.
+ * second + smpCnt/rate (sv_sample_align(), cfg.ahead_ns), and latency = t_rx - Ts. Each latency L is:
+ *   - an outlier when L > cfg.max_latency_ns (default 500 ms): a frame that really was that late (a
+ *     publisher starved for 0.7 s) or a receiver clock off by more than that; counted in latency_outliers
+ *     with the largest and the receive times of the first and the last, not put in the histogram;
+ *   - negative beyond the tolerance when L < -cfg.clock_tolerance_ns: received before it was sampled,
+ *     which only a clock can explain; counted in latency_negative (most negative kept), not put in the
+ *     histogram;
+ *   - else put in the latency histogram (a small negative within the tolerance goes to its `negative`).
+ * The stream's clock is declared not synchronised (clock_synchronised = false) on evidence about the clock
+ * only, svsub_track_clock_verdict():
+ *   1. a latency was computed while cfg.host_unsync said so (adjtimex STA_UNSYNC without --clock-trusted;
+ *      host_unsync records it), or
+ *   2. some latency was negative beyond the tolerance, or
+ *   3. outliers are more than half of the samples that got a latency: a clock ahead or behind by more than
+ *      max_latency shifts every sample, a starved publisher only those it held back.
+ * A few late frames therefore keep the stream's latency: they are outliers, the rest stay in the histogram.
+ * The per-sample has_latency of svsub_track_frame() applies rules 1 and 2 as known so far (rule 3 is a
+ * judgement on the whole run). Samples of a smpSynch 2 stream that get no latency at all are counted by
+ * why: latency_rate_unknown (rate not known yet), latency_no_sample_time.
  *
  * Not thread-safe: one tracker per receive thread.
  */
@@ -81,7 +93,8 @@ struct svsub_track_cfg {
 	uint32_t wrap;		  /* force the smpCnt wrap (1..65536), 0: stated / learned */
 	uint32_t reorder_window;  /* R in samples, 0: W/2 */
 	uint32_t resync_run;	  /* consecutive samples confirming a counter restart, 0: 8 */
-	int64_t max_latency_ns;	  /* larger latencies mark the clock unsynchronised, 0: 500 ms */
+	int64_t max_latency_ns;	  /* larger latencies are outliers, 0: 500 ms */
+	int64_t clock_tolerance_ns; /* negative latencies down to -this are clock granularity; 0: none */
 	int64_t ahead_ns;	  /* sv_sample_align's @ahead_ns, 0: SV_SAMPLE_AHEAD_NS_DEFAULT */
 	bool host_unsync;	  /* the receive clock is known unsynchronised (adjtimex) */
 	bool no_prp_discard;	  /* count PRP copies as duplicates instead of discarding them */
@@ -146,15 +159,18 @@ struct svsub_stream_stats {
 	uint16_t first_smpCnt, last_smpCnt;
 	int64_t first_rx_ns, last_rx_ns;
 	bool latency_possible;	      /* some sample had smpSynch 2 and a known rate */
-	bool clock_synchronised;      /* latency_possible and no sanity check failed */
-	uint64_t latency_rejected;    /* negative or above max_latency_ns */
+	bool clock_synchronised;      /* latency_possible and no evidence against the clock (see above) */
+	uint64_t latency_outliers;    /* latencies above max_latency_ns (not in the histogram) */
+	int64_t latency_outlier_max;  /* the largest outlier (0 if none) */
+	int64_t latency_outlier_first_rx_ns, latency_outlier_last_rx_ns; /* receive times of the first and
+								  * last outliers (0 if none) */
+	uint64_t latency_negative;    /* latencies below -clock_tolerance_ns (not in the histogram) */
+	int64_t latency_negative_min; /* the most negative of them (0 if none) */
 	uint64_t latency_rate_unknown; /* smpSynch 2 samples without a latency: the rate was not known yet
 					* (smpRate absent and the smpCnt wrap not learned yet) */
 	uint64_t latency_no_sample_time; /* smpSynch 2 samples whose smpCnt is >= the rate: no sample time */
 	bool host_unsync;	      /* latencies computed while cfg.host_unsync said the host clock is not
 				       * synchronised (one reason for clock_synchronised = false) */
-	int64_t latency_rejected_min; /* most negative rejected (0 if none) */
-	int64_t latency_rejected_max; /* largest rejected (0 if none) */
 	struct sv_stats latency;      /* t_rx - Ts, ns, accepted samples */
 	struct sv_stats interarrival; /* t_rx difference between frames carrying the stream, ns */
 };
@@ -165,7 +181,7 @@ struct svsub_tracker;
 struct svsub_sample_result {
 	int stream;	     /* index for svsub_track_stream(), -1 when ignored */
 	uint8_t verdict;     /* enum svsub_sample_verdict */
-	bool has_latency;    /* latency_ns is valid (and passed the sanity checks) */
+	bool has_latency;    /* latency_ns is valid: within the limits, and no evidence against the clock yet */
 	int64_t latency_ns;
 };
 
@@ -191,9 +207,11 @@ void svsub_track_error(struct svsub_tracker *t, int err, int appid);
 
 /* Number of streams, in order of first appearance. */
 unsigned svsub_track_count(const struct svsub_tracker *t);
-/* Stream @i (NULL past the end). The pointer stays valid until svsub_track_destroy(); its errors count is
- * brought up to date by this call. */
+/* Stream @i (NULL past the end). The pointer stays valid until svsub_track_destroy(); its errors count and
+ * clock_synchronised are brought up to date by this call. */
 const struct svsub_stream_stats *svsub_track_stream(struct svsub_tracker *t, unsigned i);
+/* The clock verdict on a stream's latencies so far (rules 1-3 above): false also when none was computed. */
+bool svsub_track_clock_verdict(const struct svsub_stream_stats *s);
 /* Rate of the stream for sample-time arithmetic and outage lengths: stated (smpRate), else the configured or
  * learned wrap (a synchronised smpCnt counts the samples of the second); 0 unknown. */
 uint32_t svsub_stream_rate(const struct svsub_stream_stats *s);

@@ -465,7 +465,8 @@ static void test_latency(void **state)
 		assert_true(s->latency_possible);
 		assert_int_equal(res.has_latency, tc->accepted);
 		assert_int_equal(s->clock_synchronised, tc->accepted);
-		assert_int_equal(s->latency_rejected, tc->accepted ? 0 : 1);
+		/* one sample: an outlier is all of the samples, a negative one is evidence by itself */
+		assert_int_equal(s->latency_outliers + s->latency_negative, tc->accepted ? 0 : 1);
 		if (tc->accepted) {
 			assert_int_equal(res.latency_ns, tc->latency_ns);
 			assert_int_equal(s->latency.count, 1);
@@ -533,8 +534,104 @@ static void test_latency_conditions(void **state)
 	svsub_track_frame(t, &f.v, SEC(5) + 3000000, &res);
 	s = svsub_track_stream(t, 0);
 	assert_true(s->host_unsync);
-	assert_int_equal(s->latency_rejected, 0);
+	assert_int_equal(s->latency_outliers + s->latency_negative, 0);
+	assert_int_equal(s->latency.count, 1); /* kept, not reported: the summary says why */
 	svsub_track_destroy(t);
+}
+
+/*
+ * The clock verdict (svsub_track.h, rules 1-3) over runs of samples: outliers are counted apart and keep
+ * the rest; only evidence about the clock (a latency below -tolerance, outliers in most samples, the host
+ * clock) makes the stream unsynchronised.
+ */
+#define MS(x) ((int64_t)(x) * SV_NSEC_PER_MSEC)
+#define US(x) ((int64_t)(x) * SV_NSEC_PER_USEC)
+#define LAT_END INT64_MIN
+
+struct verdict_case {
+	const char *name;
+	int64_t max_latency_ns; /* 0: 500 ms */
+	int64_t tolerance_ns;
+	bool host_unsync;
+	int64_t lat[24];	/* one sample each (smpCnt 0, 1, ... at 4000/s), LAT_END-terminated */
+	uint64_t hist, hist_negative, outliers, negative;
+	int64_t outlier_max;
+	int first_outlier, last_outlier; /* sample indexes, -1 none */
+	int64_t negative_min;
+	bool synchronised, last_has_latency;
+};
+
+static const struct verdict_case verdict_cases[] = {
+	{ "all in range", 0, US(20), false, { US(100), US(120), US(90), US(300), LAT_END },
+	  4, 0, 0, 0, 0, -1, -1, 0, true, true },
+	/* issue 27: a publisher starved for 0.7 s, then the backlog sent late */
+	{ "a starved publisher: 3 outliers among 8", 0, US(20), false,
+	  { US(100), US(100), US(100), MS(700), MS(650), MS(600), US(100), US(100), LAT_END },
+	  5, 0, 3, 0, MS(700), 3, 5, 0, true, true },
+	{ "outliers exactly half: still the publisher", 0, US(20), false,
+	  { MS(600), US(100), MS(600), US(100), LAT_END }, 2, 0, 2, 0, MS(600), 0, 2, 0, true, true },
+	{ "outliers in most samples: a clock off by 0.6 s", 0, US(20), false,
+	  { MS(600), MS(601), MS(600), US(100), LAT_END }, 1, 0, 3, 0, MS(601), 0, 2, 0, false, true },
+	{ "a custom limit of 100 ms", MS(100), US(20), false, { US(100), MS(150), US(100), LAT_END },
+	  2, 0, 1, 0, MS(150), 1, 1, 0, true, true },
+	{ "the limit itself is in range", MS(100), US(20), false, { MS(100), LAT_END },
+	  1, 0, 0, 0, 0, -1, -1, 0, true, true },
+	{ "negative within the tolerance: granularity", 0, US(20), false, { US(100), -US(20), US(50), LAT_END },
+	  2, 1, 0, 0, 0, -1, -1, 0, true, true },
+	{ "one negative beyond the tolerance: the clock", 0, US(20), false,
+	  { US(100), US(100), -US(21), US(100), US(100), LAT_END }, 4, 0, 0, 1, 0, -1, -1, -US(21), false, false },
+	{ "tolerance 0: any negative", 0, 0, false, { US(100), -1, LAT_END }, 1, 0, 0, 1, 0, -1, -1, -1, false,
+	  false },
+	{ "the host clock unsynchronised", 0, US(20), true, { US(100), US(100), LAT_END }, 2, 0, 0, 0, 0, -1, -1, 0,
+	  false, false },
+};
+
+static void test_latency_verdict(void **state)
+{
+	(void)state;
+	for (unsigned k = 0; k < sizeof(verdict_cases) / sizeof(verdict_cases[0]); k++) {
+		const struct verdict_case *tc = &verdict_cases[k];
+		struct svsub_track_cfg cfg = {
+			.max_latency_ns = tc->max_latency_ns,
+			.clock_tolerance_ns = tc->tolerance_ns,
+			.host_unsync = tc->host_unsync,
+		};
+		struct svsub_tracker *t;
+		struct svsub_sample_result res = { 0 };
+		const struct svsub_stream_stats *s;
+		int64_t rx[24] = { 0 };
+		struct fb f;
+		unsigned n;
+
+		print_message("case: %s\n", tc->name);
+		assert_int_equal(svsub_track_create(&t, &cfg), 0);
+		for (n = 0; tc->lat[n] != LAT_END; n++) {
+			fb_init(&f, (uint16_t)n);
+			fb_rate(&f, 80);
+			f.v.asdu[0].smpSynch = SV_SMPSYNCH_GLOBAL;
+			rx[n] = SEC(2000) + (int64_t)n * NS_250US + tc->lat[n];
+			svsub_track_frame(t, &f.v, rx[n], &res);
+		}
+		s = svsub_track_stream(t, 0);
+		assert_int_equal(s->c.samples, n);
+		assert_int_equal(s->latency.count, tc->hist);
+		assert_int_equal(s->latency.negative, tc->hist_negative);
+		assert_int_equal(s->latency_outliers, tc->outliers);
+		assert_int_equal(s->latency_outlier_max, tc->outlier_max);
+		assert_int_equal(s->latency_outlier_first_rx_ns, tc->first_outlier < 0 ? 0 : rx[tc->first_outlier]);
+		assert_int_equal(s->latency_outlier_last_rx_ns, tc->last_outlier < 0 ? 0 : rx[tc->last_outlier]);
+		assert_int_equal(s->latency_negative, tc->negative);
+		assert_int_equal(s->latency_negative_min, tc->negative_min);
+		/* every sample is accounted once */
+		assert_int_equal(s->latency.count + s->latency.negative + s->latency_outliers + s->latency_negative, n);
+		assert_int_equal(s->clock_synchronised, tc->synchronised);
+		assert_int_equal(svsub_track_clock_verdict(s), tc->synchronised);
+		assert_int_equal(s->host_unsync, tc->host_unsync);
+		assert_int_equal(res.has_latency, tc->last_has_latency);
+		if (tc->hist)
+			assert_true(s->latency.max < MS(500));
+		svsub_track_destroy(t);
+	}
 }
 
 
@@ -661,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_streams_per_asdu_and_overflow),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_latency_conditions),
+		cmocka_unit_test(test_latency_verdict),
 		cmocka_unit_test(test_random_streams),
 		cmocka_unit_test(test_small_wraps_no_underflow),
 		cmocka_unit_test(test_bad_config),
