@@ -114,7 +114,8 @@ static void usage(FILE *f)
 "      --json               the final summary as one JSON object on stdout (with --jsonl or --app,\n"
 "                           whose JSON lines share stdout: one more line among them)\n"
 "  -w, --write FILE         save the SV frames with their receive time (.pcapng: pcapng, else pcap, ns)\n"
-"      --record FILE        per-sample records for svreport: T3 (receive) and, with --app, T4 (application)\n"
+"      --record FILE        per-sample records for svreport: T3 (receive) and, live with --app, T4 (the\n"
+"                           application has returned from the frame's samples); no T4 without --app\n"
 "      --record-size MIB    a new part of the record every MIB MiB (%s, default 1024; 0 = one file):\n"
 "                           FILE is the newest, FILE.1 the one before; svreport reads them from FILE\n"
 "      --record-keep N|all  rotated parts kept, the oldest removed first (default all; 8 streams at\n"
@@ -526,6 +527,10 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* Why the read of --read FILE did not reach the end of the file (NULL: it did): the summary is then partial
+ * and says so. */
+static const char *read_stopped;
+
 /* Reads every frame of the capture into the pipeline. Returns 0, or -errno when the file could not be read
  * (to the end). */
 static int run_read(const struct opts *o, struct svsub_proc *p, struct sv_pcap_reader *r)
@@ -534,7 +539,7 @@ static int run_read(const struct opts *o, struct svsub_proc *p, struct sv_pcap_r
 	int rc = 0;
 
 	(void)o;
-	while (!stop_requested && (rc = sv_pcap_next(r, &pkt)) == 1) {
+	while (!(stop_requested && (read_stopped = "stopped by a signal")) && (rc = sv_pcap_next(r, &pkt)) == 1) {
 		struct svsub_frame f = {
 			.data = pkt.data,
 			.len = pkt.caplen,
@@ -545,10 +550,28 @@ static int run_read(const struct opts *o, struct svsub_proc *p, struct sv_pcap_r
 		};
 
 		rc = svsub_proc_frame(p, &f);
-		if (rc == -EIO)
+		if (rc == -EIO) {
+			read_stopped = "an output failed";
 			return rc;
+		}
 	}
+	if (rc < 0)
+		read_stopped = sv_pcap_read_error(r);
 	return rc < 0 ? rc : 0;
+}
+
+/* stderr: what the summary does not cover, or covers with clamped times. */
+static void report_read_end(const struct opts *o, struct svsub_proc *p, struct sv_pcap_reader *r)
+{
+	struct svsub_proc_counts n;
+
+	svsub_proc_counts(p, &n);
+	if (read_stopped)
+		fprintf(stderr, PROG ": %s: the read stopped before the end of the file (%s): the summary covers its "
+			"first %" PRIu64 " frames only\n", o->read, read_stopped, n.frames);
+	if (sv_pcap_ts_clamped(r))
+		fprintf(stderr, PROG ": %s: %" PRIu64 " frames with a timestamp beyond 2116 or before 1823, clamped "
+			"there: their latency and inter-arrival time are not real\n", o->read, sv_pcap_ts_clamped(r));
 }
 
 #ifdef SVSUB_HAVE_RX
@@ -591,6 +614,10 @@ static int print_json_summary(const struct opts *o, struct svsub_proc *p, struct
 		/* The capture's clock and its sync state are not in the file: latencies are only as good as it. */
 		sv_json_kv_str(&j, "rx_clock", "capture");
 		sv_json_kv_null(&j, "host_clock_synchronised");
+		/* a truncated or damaged file, a signal: the counts below cover only what was read */
+		sv_json_kv_bool(&j, "read_complete", !read_stopped);
+		sv_json_kv_str(&j, "read_error", read_stopped);
+		sv_json_kv_uint(&j, "ts_clamped", r ? sv_pcap_ts_clamped(r) : 0);
 	} else {
 		sv_json_kv_str(&j, "mode", "live");
 		sv_json_kv_str(&j, "interface", o->interface);
@@ -688,9 +715,10 @@ int main(int argc, char **argv)
 			.clock = o.interface ? SV_CLOCK_TAI : SV_CLOCK_REALTIME,
 			.rx_ts_src = SV_TS_SOFTWARE, /* live frames name their own source (svrx) */
 			.ifindex = o.interface ? if_nametoindex(o.interface) : 0,
-			/* T4: the pipeline (tracking, statistics, the application if any) is done with the
-			 * sample; live only, on the receive clock */
-			.app_points = o.interface != NULL,
+			/* T4 (DESIGN.md): the guest application got the sample: with --app only (without one
+			 * there is no application, and a T3-T4 budget would judge svsub's own bookkeeping);
+			 * live only, on the receive clock */
+			.app_points = o.interface && o.app,
 			/* record_keep checked with the configuration (svsub_config_set_opt / _check) */
 			.record_size_mib = file_cfg.record_size_mib,
 			.record_keep = file_cfg.record_keep,
@@ -703,7 +731,7 @@ int main(int argc, char **argv)
 			goto out_close_writer;
 		}
 		pcfg.rec = rec;
-		pcfg.app_clock = o.interface ? SV_CLOCK_TAI : -1;
+		pcfg.app_clock = o.interface && o.app ? SV_CLOCK_TAI : -1;
 	}
 	err = svsub_proc_create(&p, &pcfg);
 	if (err) {
@@ -714,6 +742,7 @@ int main(int argc, char **argv)
 
 	if (o.read) {
 		err = run_read(&o, p, r);
+		report_read_end(&o, p, r); /* even with -q: the summary is partial */
 	} else {
 #ifdef SVSUB_HAVE_RX
 		err = run_live(&o, p);

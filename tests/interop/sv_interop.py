@@ -361,6 +361,7 @@ def t_cli():
     junk = os.path.join(tmp, "svkit_junk_%d.pcap" % os.getpid())
     raw = os.path.join(tmp, "svkit_raw_%d.pcap" % os.getpid())
     cut = os.path.join(tmp, "svkit_cut_%d.pcap" % os.getpid())
+    ng = os.path.join(tmp, "svkit_ts_%d.pcapng" % os.getpid())
     try:
         with open(junk, "wb") as f:
             f.write(b"this is not a capture file at all")
@@ -385,11 +386,39 @@ def t_cli():
         p = subprocess.run([SVSUB, "--read", cut, "--json"], capture_output=True, text=True)
         check(p.returncode == 1, "cut file: exit %d" % p.returncode)
         try:
-            check(json.loads(p.stdout)["sv_frames"] == 3, "cut file summary %r" % p.stdout[:200])
+            d = json.loads(p.stdout)
+            check(d["sv_frames"] == 3, "cut file summary %r" % p.stdout[:200])
+            # the summary says that it is partial, and why (issue 27)
+            src = d["source"]
+            check(src["read_complete"] is False and "after packet 3" in (src["read_error"] or "")
+                  and "truncated" in src["read_error"], "cut file: source %r" % src)
         except ValueError:
             check(False, "cut file: no JSON summary: %r" % p.stdout[:200])
+        check("stopped before the end of the file" in p.stderr and "first 3 frames" in p.stderr,
+              "cut file: stderr %r" % p.stderr)
+        # a pcapng timestamp past int64 nanoseconds (2^64 - 1 at if_tsresol 9): clamped, counted, said
+        fr = data[24 + 16:24 + 16 + struct.unpack_from("<I", data, 24 + 8)[0]]
+        pad = fr + bytes(-len(fr) % 4)
+        idb = struct.pack("<IIHHIHHBBBBI", 1, 32, 1, 0, 0, 9, 1, 9, 0, 0, 0, 0) + struct.pack("<I", 32)
+        with open(ng, "wb") as f:
+            f.write(struct.pack("<IIIHHqI", 0x0A0D0D0A, 28, 0x1A2B3C4D, 1, 0, -1, 28) + idb)
+            for ts in (1700000000 * 10**9, 2**64 - 1):
+                f.write(struct.pack("<IIIIIII", 6, 32 + len(pad), 0, ts >> 32, ts & 0xffffffff, len(fr), len(fr))
+                        + pad + struct.pack("<I", 32 + len(pad)))
+        p = subprocess.run([SVSUB, "--read", ng, "--json"], capture_output=True, text=True)
+        try:
+            d = json.loads(p.stdout)
+            check(p.returncode == 0 and d["sv_frames"] == 2 and d["source"]["ts_clamped"] == 1
+                  and d["source"]["read_complete"] is True, "overflowing timestamp: %d %r" % (p.returncode, d["source"]))
+        except ValueError:
+            check(False, "overflowing timestamp: no JSON summary: %r" % p.stdout[:200])
+        check("1 frames with a timestamp beyond 2116" in p.stderr, "overflowing timestamp: stderr %r" % p.stderr)
+        # a whole file: complete, no error
+        src = json.loads(svsub("--read", z1, "--json"))["source"]
+        check(src["read_complete"] is True and src["read_error"] is None and src["ts_clamped"] == 0,
+              "whole file: source %r" % src)
     finally:
-        for x in (junk, raw, cut):
+        for x in (junk, raw, cut, ng):
             if os.path.exists(x):
                 os.unlink(x)
     print("%s: command line" % ("ok" if not failures else "FAIL"))
