@@ -152,9 +152,13 @@ static void usage(FILE *f)
 "                           cycle, 20 at 80 samples/cycle: the default)\n"
 "      --dropoff R          overcurrent: reset when every phase is below R x pickup (%s, default 0.95)\n"
 "      --no-block-test      overcurrent: do not block on test quality or simulated samples\n"
-"      --current-lsb A      amperes per LSB of the current channels (%s, default 0.001, 9-2LE)\n"
+"      --current-lsb A      amperes per LSB of the current channels (%s; 0 = the dataset's scale, 0.001\n"
+"                           for 9-2LE: the default)\n"
 "Configuration:\n"
-"  -c, --config FILE        YAML configuration (keys: --print-config); command-line options override it\n"
+"  -c, --config FILE        YAML configuration (keys: --print-config); command-line options override it.\n"
+"                           Only there: datasets, what seqData holds per stream (svsub(1), DATASETS;\n"
+"                           configs/sub-datasets.yaml). Undeclared, 64 octets are read as 9-2LE and other\n"
+"                           lengths are not read: no value, no quality claimed\n"
 "      --print-config       print the effective configuration as YAML and exit\n"
 "  -h, --help               this help\n"
 "  -V, --version            version\n",
@@ -212,6 +216,8 @@ enum {
 /* svsub -c FILE: loaded before the options, which override it; the effective configuration is what
  * --print-config prints. The options below write into it too. */
 static struct svsub_file_config file_cfg;
+/* its datasets, as the tracker takes them (checked with the file) */
+static struct svsub_dataset_rule dataset_rules[SVSUB_CFG_MAX_DATASETS];
 static bool cli_source;
 
 /* Options that mirror a key of the configuration table: parsed through the table (svsub_config_set_opt),
@@ -425,6 +431,12 @@ static int load_config_file(int argc, char **argv, struct opts *o)
 		fprintf(stderr, PROG ": %s\n", cerr.text);
 		return err;
 	}
+	err = svsub_config_datasets(c, dataset_rules, &o->track.ndatasets, cerr.path, sizeof(cerr.path), cerr.msg,
+				    sizeof(cerr.msg));
+	if (err) { /* svsub_config_check said it first */
+		fprintf(stderr, PROG ": %s: %s: %s\n", path, cerr.path, cerr.msg);
+		return err;
+	}
 	/* A source named on the command line replaces the file's. */
 	if (!cli_source) {
 		o->read = c->read[0] ? c->read : NULL;
@@ -463,6 +475,7 @@ static void apply_config_keys(struct opts *o)
 	o->track.resync_run = c->resync_run;
 	o->track.max_latency_ns = (int64_t)(c->max_latency_ms * 1e6);
 	o->track.clock_tolerance_ns = (int64_t)(c->clock_tolerance_us * 1e3 + 0.5);
+	o->track.datasets = dataset_rules;
 }
 
 /* stdout carries one kind of output that a machine can parse: the summary object (--json), or JSON lines

@@ -31,7 +31,7 @@ static bool latency_reported(const struct svsub_stream_stats *s)
 
 static void json_stream(struct sv_json *j, const struct svsub_stream_stats *s)
 {
-	unsigned nq = s->nchannels < SVSUB_TRACK_QCHANNELS ? s->nchannels : SVSUB_TRACK_QCHANNELS;
+	unsigned nq = s->nquality < SVSUB_TRACK_QCHANNELS ? s->nquality : SVSUB_TRACK_QCHANNELS;
 
 	sv_json_object_begin(j);
 	sv_json_kv_uint(j, "appid", s->appid);
@@ -68,11 +68,16 @@ static void json_stream(struct sv_json *j, const struct svsub_stream_stats *s)
 
 	sv_json_key(j, "quality");
 	sv_json_object_begin(j);
+	sv_json_kv_str(j, "dataset", s->dataset ? s->dataset->name : NULL);
+	sv_json_kv_str(j, "dataset_source", svsub_dataset_source_name(s->dataset_source));
+	sv_json_kv_uint(j, "samples_uninterpreted", s->samples_uninterpreted);
+	sv_json_kv_uint(j, "dataset_mismatch", s->dataset_mismatch);
 	sv_json_kv_uint(j, "samples_not_good", s->samples_not_good);
 	sv_json_key(j, "channels");
 	sv_json_array_begin(j);
 	for (unsigned c = 0; c < nq; c++) {
 		sv_json_object_begin(j);
+		sv_json_kv_str(j, "name", s->dataset->m[s->dataset->quality_member[c]].name);
 		for (unsigned k = 0; k < SVSUB_Q_KINDS; k++)
 			sv_json_kv_uint(j, qkind_name[k], s->quality[c][k]);
 		sv_json_object_end(j);
@@ -160,10 +165,17 @@ int svsub_summary_json_body(struct sv_json *j, struct svsub_proc *p)
 
 static void print_quality(FILE *f, const struct svsub_stream_stats *s)
 {
-	unsigned nq = s->nchannels < SVSUB_TRACK_QCHANNELS ? s->nchannels : SVSUB_TRACK_QCHANNELS;
+	unsigned nq = s->nquality < SVSUB_TRACK_QCHANNELS ? s->nquality : SVSUB_TRACK_QCHANNELS;
 	bool any = false;
 
-	fprintf(f, "  quality: %" PRIu64 " samples not good", s->samples_not_good);
+	if (!s->dataset) {
+		/* nothing is known of values and qualities: nothing is claimed */
+		fprintf(f, "  quality: not read, dataset %s (%" PRIu64 " samples; svsub -c: datasets)\n",
+			s->dataset_source == SVSUB_DS_NONE ? "declared none" : "unknown", s->samples_uninterpreted);
+		return;
+	}
+	fprintf(f, "  quality (dataset %s, %s): %" PRIu64 " samples not good", s->dataset->name,
+		svsub_dataset_source_name(s->dataset_source), s->samples_not_good);
 	for (unsigned c = 0; c < nq; c++) {
 		for (unsigned k = 0; k < SVSUB_Q_KINDS; k++) {
 			if (!s->quality[c][k])
@@ -172,6 +184,9 @@ static void print_quality(FILE *f, const struct svsub_stream_stats *s)
 			any = true;
 		}
 	}
+	if (s->samples_uninterpreted)
+		fprintf(f, "; %" PRIu64 " samples not read (%" PRIu64 " not of the dataset's %u octets)",
+			s->samples_uninterpreted, s->dataset_mismatch, s->dataset->len);
 	fputc('\n', f);
 }
 

@@ -10,7 +10,9 @@
  *                    "confrev_changes", "smpsynch_changes", "simulated", "errors", "confRev", "smpSynch",
  *                    "smpRate", "sample_rate", "wrap", "wrap_source", "wrap_violations", "asdus_per_frame",
  *                    "first_smpCnt", "last_smpCnt", "duration_s", "frame_rate",
- *                    "quality": { "samples_not_good", "channels": [ {invalid, questionable, test, derived} ] },
+ *                    "quality": { "dataset": name | null, "dataset_source": "assumed" | "declared" | "unknown" |
+ *                                 "none", "samples_uninterpreted", "dataset_mismatch", "samples_not_good",
+ *                                 "channels": [ {name, invalid, questionable, test, derived} ] },
  *                    "prp": { "lan_a_frames", "lan_b_frames", "lan_a_discarded", "lan_b_discarded" } | null,
  *                    "interarrival_ns": {count,min,p50,p99,p999,p9999,max,...},
  *                    "latency_ns": {...} | null,
@@ -23,7 +25,8 @@
  * against its clock (svsub_track.h); clock_synchronised is null when no latency could be computed. Outliers
  * (over --max-latency-ms) and latencies negative beyond the tolerance are counted apart, never in latency_ns;
  * the *_rx_ns times are on the receive clock (source.rx_clock). max_ns/first_rx_ns/last_rx_ns and min_ns are
- * null when their count is 0.
+ * null when their count is 0. quality.channels has one entry per Quality member of the dataset (up to 16),
+ * none when the dataset is unknown (svsub_track.h: nothing is claimed about data of an unknown layout).
  */
 #ifndef SVSUB_SUMMARY_H
 #define SVSUB_SUMMARY_H

@@ -25,6 +25,7 @@ struct stream {
 	bool started;
 	bool have_prev;		/* confRev/smpSynch seen */
 	bool prp_seen;		/* a sample came with a PRP LAN; until then rx_lan[] is all zero and untouched */
+	const struct svsub_dataset_rule *rule; /* the declared dataset that matched it, or NULL */
 	/* a run of consecutive samples behind the head (counter restart candidate) */
 	uint32_t run_next;
 	uint32_t run_len;
@@ -45,7 +46,23 @@ struct svsub_tracker {
 	uint64_t overflow;
 	uint64_t errors[SV_E__COUNT];
 	uint64_t *appid_errors;	/* malformed frames per APPID (65536 counters), O(1) per error */
+	const struct sv_dataset *ds_92le; /* assumed for 64-octet seqData without a declaration */
 };
+
+const char *svsub_dataset_source_name(enum svsub_dataset_source s)
+{
+	switch (s) {
+	case SVSUB_DS_UNKNOWN:
+		return "unknown";
+	case SVSUB_DS_ASSUMED:
+		return "assumed";
+	case SVSUB_DS_DECLARED:
+		return "declared";
+	case SVSUB_DS_NONE:
+		return "none";
+	}
+	return "?";
+}
 
 const char *svsub_wrap_source_name(enum svsub_wrap_source s)
 {
@@ -97,7 +114,8 @@ int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg 
 	/* A wrap of 1 (every smpCnt 0) leaves no position ahead of the head: refused like svsub refuses it. */
 	if (t->cfg.max_streams > (1u << 20) || t->cfg.wrap > SMPCNT_SPACE || t->cfg.wrap == 1 ||
 	    t->cfg.reorder_window > SMPCNT_SPACE || t->cfg.ahead_ns < 0 ||
-	    t->cfg.ahead_ns >= SV_NSEC_PER_SEC || t->cfg.max_latency_ns < 0 || t->cfg.clock_tolerance_ns < 0) {
+	    t->cfg.ahead_ns >= SV_NSEC_PER_SEC || t->cfg.max_latency_ns < 0 || t->cfg.clock_tolerance_ns < 0 ||
+	    (t->cfg.ndatasets && !t->cfg.datasets)) {
 		free(t);
 		return -EINVAL;
 	}
@@ -116,6 +134,7 @@ int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg 
 		return -ENOMEM;
 	}
 	memset(t->slot, 0xff, t->cap * sizeof(*t->slot));
+	t->ds_92le = sv_dataset_92le();
 	if (t->cfg.prefault) {
 		sv_prefault(t->streams, t->cfg.max_streams * sizeof(*t->streams));
 		sv_prefault(t->appid_errors, 65536 * sizeof(*t->appid_errors));
@@ -146,6 +165,25 @@ static uint32_t key_hash(uint16_t appid, const uint8_t *id, uint16_t len)
 	return h;
 }
 
+/* The first declared dataset that matches a new stream (once per stream, not per frame). */
+static void stream_declared_dataset(const struct svsub_tracker *t, struct stream *st)
+{
+	struct svsub_stream_stats *s = &st->s;
+
+	for (unsigned i = 0; i < t->cfg.ndatasets; i++) {
+		const struct svsub_dataset_rule *r = &t->cfg.datasets[i];
+
+		if ((r->appid >= 0 && r->appid != s->appid) || (r->svID[0] && strcmp(r->svID, s->svID)))
+			continue;
+		st->rule = r;
+		s->dataset = r->none ? NULL : &r->ds;
+		s->dataset_source = r->none ? SVSUB_DS_NONE : SVSUB_DS_DECLARED;
+		s->nquality = r->none ? 0 : (uint16_t)(r->ds.nquality < SVSUB_TRACK_QCHANNELS ? r->ds.nquality
+											   : SVSUB_TRACK_QCHANNELS);
+		return;
+	}
+}
+
 /* Returns the stream index, creating it; -1 when the table is full. */
 static int stream_lookup(struct svsub_tracker *t, uint16_t appid, const uint8_t *id, uint16_t len)
 {
@@ -169,6 +207,7 @@ static int stream_lookup(struct svsub_tracker *t, uint16_t appid, const uint8_t 
 			s->wrap = t->cfg.wrap ? t->cfg.wrap : SMPCNT_SPACE;
 			s->wrap_source = t->cfg.wrap ? SVSUB_WRAP_CONFIGURED : SVSUB_WRAP_DEFAULT;
 			st->errors_base = t->appid_errors[appid];
+			stream_declared_dataset(t, st);
 			sv_stats_init(&s->latency);
 			sv_stats_init(&s->interarrival);
 			t->slot[i] = (int32_t)t->nstreams;
@@ -407,29 +446,54 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 	return verdict;
 }
 
-static void stream_quality(struct svsub_stream_stats *s, const struct sv_asdu *a)
+/* How a sample's seqData reads: the stream's declared dataset, else 9-2LE for 64 octets; NULL: not at all. */
+static const struct sv_dataset *sample_dataset(const struct svsub_tracker *t, const struct stream *st,
+					       const struct sv_asdu *a)
 {
-	unsigned n = sv_asdu_nchannels(a);
+	if (st && st->rule)
+		return st->rule->none || !sv_dataset_fits(&st->rule->ds, a->seqData_len) ? NULL : &st->rule->ds;
+	return a->seqData_len == SV_92LE_SEQDATA_LEN ? t->ds_92le : NULL;
+}
+
+static void stream_quality(struct svsub_tracker *t, struct stream *st, const struct sv_asdu *a,
+			   struct svsub_sample_result *r)
+{
+	struct svsub_stream_stats *s = &st->s;
+	const struct sv_dataset *ds = sample_dataset(t, st, a);
+	uint32_t all = 0;
 	bool bad = false;
 
-	s->nchannels = (uint16_t)n;
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t q = sv_asdu_quality(a, i);
+	r->dataset = ds;
+	if (!ds) {
+		/* nothing claimed about data of an unknown layout */
+		s->samples_uninterpreted++;
+		s->dataset_mismatch += st->rule && !st->rule->none;
+		return;
+	}
+	if (!st->rule && s->dataset_source != SVSUB_DS_ASSUMED) {
+		s->dataset = ds;
+		s->dataset_source = SVSUB_DS_ASSUMED;
+		s->nquality = ds->nquality;
+	}
+	for (unsigned k = 0; k < ds->nquality; k++) {
+		uint32_t q = sv_dataset_quality(ds, a->seqData, k);
 		enum sv_validity val;
 
+		all |= q;
 		/* A good, non-test, non-derived channel counts nothing: skip the counters' cache lines. */
 		if (!(q & (SV_Q_VALIDITY_MASK | SV_Q_TEST | SV_Q_DERIVED)))
 			continue;
 		val = sv_quality_validity(q);
 		if (val != SV_VALIDITY_GOOD)
 			bad = true;
-		if (i >= SVSUB_TRACK_QCHANNELS)
+		if (k >= SVSUB_TRACK_QCHANNELS)
 			continue;
-		s->quality[i][SVSUB_Q_INVALID] += val == SV_VALIDITY_INVALID;
-		s->quality[i][SVSUB_Q_QUESTIONABLE] += val == SV_VALIDITY_QUESTIONABLE;
-		s->quality[i][SVSUB_Q_TEST] += !!(q & SV_Q_TEST);
-		s->quality[i][SVSUB_Q_DERIVED] += !!(q & SV_Q_DERIVED);
+		s->quality[k][SVSUB_Q_INVALID] += val == SV_VALIDITY_INVALID;
+		s->quality[k][SVSUB_Q_QUESTIONABLE] += val == SV_VALIDITY_QUESTIONABLE;
+		s->quality[k][SVSUB_Q_TEST] += !!(q & SV_Q_TEST);
+		s->quality[k][SVSUB_Q_DERIVED] += !!(q & SV_Q_DERIVED);
 	}
+	r->quality = all;
 	s->samples_not_good += bad;
 }
 
@@ -509,9 +573,11 @@ int svsub_track_frame(struct svsub_tracker *t, const struct sv_view *v, int64_t 
 		r->stream = k;
 		r->has_latency = false;
 		r->latency_ns = 0;
+		r->quality = 0;
 		if (k < 0) {
 			t->overflow++;
 			r->verdict = SVSUB_SAMPLE_IGNORED;
+			r->dataset = sample_dataset(t, NULL, a); /* read as an undeclared stream's would be */
 			continue;
 		}
 		accounted++;
@@ -538,8 +604,10 @@ int svsub_track_frame(struct svsub_tracker *t, const struct sv_view *v, int64_t 
 		s->smpSynch = a->smpSynch;
 
 		r->verdict = (uint8_t)stream_sample(t, st, a->smpCnt, t_rx_ns, lan);
-		if (r->verdict == SVSUB_SAMPLE_PRP_COPY)
+		if (r->verdict == SVSUB_SAMPLE_PRP_COPY) {
+			r->dataset = sample_dataset(t, st, a);
 			continue;
+		}
 		/* Frame-level counts go with the first non-redundant sample of the stream in this frame. */
 		if (st->last_counted != t->frames) {
 			st->last_counted = t->frames;
@@ -554,7 +622,7 @@ int svsub_track_frame(struct svsub_tracker *t, const struct sv_view *v, int64_t 
 		}
 		s->c.samples++;
 		s->last_smpCnt = a->smpCnt;
-		stream_quality(s, a);
+		stream_quality(t, st, a, r);
 		stream_latency(t, st, a->smpCnt, t_rx_ns, r);
 	}
 	return accounted;

@@ -49,6 +49,13 @@
  * discarded and counted in prp_discarded[lan], not as a duplicate. Received frames per LAN are counted
  * in prp_frames[lan].
  *
+ * Dataset (how seqData's values and qualities read, sv_dataset.h): a stream takes the first of
+ * cfg.datasets whose APPID and svID match it when it is first seen (declared; a rule may also say "none").
+ * Without one, a seqData of the 9-2LE length (64 octets) is read as 9-2LE PhsMeas1 (assumed), any other
+ * is unknown: its values and qualities are not read, the sample is counted in samples_uninterpreted, and
+ * nothing is claimed about its quality. A declared dataset reads only samples of its length (else
+ * samples_uninterpreted and dataset_mismatch). Quality counters go per Quality member.
+ *
  * Latency (DESIGN.md "Ts"): for a sample of a stream with smpSynch = 2 and a known rate, Ts is
  * second + smpCnt/rate (sv_sample_align(), cfg.ahead_ns), and latency = t_rx - Ts. Each latency L is:
  *   - an outlier when L > cfg.max_latency_ns (default 500 ms): a frame that really was that late (a
@@ -79,13 +86,33 @@
 #include <stdint.h>
 
 #include "sv_codec.h"
+#include "sv_dataset.h"
 #include "sv_stats.h"
 
 #define SVSUB_TRACK_MAX_STREAMS_DEFAULT 256
 #define SVSUB_TRACK_RESYNC_RUN_DEFAULT 8
 #define SVSUB_TRACK_MAX_LATENCY_DEFAULT_NS 500000000LL
-/* Quality is summarised per channel for the first channels of seqData (9-2LE has 8, F14400S6I4U4 8). */
+/* Quality is summarised per Quality member of the dataset, for the first 16 (9-2LE has 8). */
 #define SVSUB_TRACK_QCHANNELS 16
+
+/* A dataset declared for the streams it matches (svsub's `datasets:`); the first rule that matches a stream
+ * when it is first seen applies to it. */
+struct svsub_dataset_rule {
+	int32_t appid;		      /* -1: any */
+	char svID[SV_MAX_ID_LEN + 1]; /* "": any */
+	bool none;		      /* never interpret the stream's seqData (not even as 9-2LE) */
+	struct sv_dataset ds;	      /* unless none */
+};
+
+enum svsub_dataset_source {
+	SVSUB_DS_UNKNOWN = 0, /* not declared, and no sample of the 9-2LE length: not interpreted */
+	SVSUB_DS_ASSUMED,     /* not declared; 64-octet samples read as 9-2LE PhsMeas1 */
+	SVSUB_DS_DECLARED,    /* a rule's dataset */
+	SVSUB_DS_NONE,	      /* a rule said not to interpret it */
+};
+
+/* "unknown", "assumed", "declared", "none". */
+const char *svsub_dataset_source_name(enum svsub_dataset_source s);
 
 struct svsub_track_cfg {
 	uint32_t max_streams;	  /* table capacity, 0: SVSUB_TRACK_MAX_STREAMS_DEFAULT */
@@ -98,6 +125,8 @@ struct svsub_track_cfg {
 	int64_t ahead_ns;	  /* sv_sample_align's @ahead_ns, 0: SV_SAMPLE_AHEAD_NS_DEFAULT */
 	bool host_unsync;	  /* the receive clock is known unsynchronised (adjtimex) */
 	bool no_prp_discard;	  /* count PRP copies as duplicates instead of discarding them */
+	const struct svsub_dataset_rule *datasets; /* declared datasets (must outlive the tracker), or NULL */
+	unsigned ndatasets;
 	bool prefault;		  /* touch the whole table at create (live receivers): no page fault on the
 				   * per-packet path when a stream appears or its histograms reach a new range,
 				   * for max_streams x ~85 KiB resident */
@@ -143,9 +172,14 @@ struct svsub_stream_stats {
 	uint64_t confrev_changes;
 	uint64_t smpsynch_changes;
 	uint64_t simulated;	      /* frames with Reserved1 S bit (IEC 61850-9-2 Ed 2 §5.3.3.4) */
-	uint64_t samples_not_good;    /* samples with any channel's quality not good (validity != 0) */
-	uint64_t quality[SVSUB_TRACK_QCHANNELS][SVSUB_Q_KINDS]; /* per channel, samples with the flag */
-	uint16_t nchannels;	      /* INT32+q pairs in the last sample's seqData (0: other layout) */
+	uint64_t samples_not_good;    /* samples with any Quality member not good (validity != 0) */
+	uint64_t quality[SVSUB_TRACK_QCHANNELS][SVSUB_Q_KINDS]; /* per Quality member, samples with the flag */
+	const struct sv_dataset *dataset; /* how seqData is read (NULL: it is not) */
+	uint8_t dataset_source;	      /* enum svsub_dataset_source */
+	uint16_t nquality;	      /* Quality members of @dataset summarised in quality[] */
+	uint64_t samples_uninterpreted; /* samples whose values and qualities were not read: no dataset known
+					 * for them, or a seqData length other than the dataset's */
+	uint64_t dataset_mismatch;    /* of those, samples of a declared dataset with another length */
 	uint64_t prp_frames[2];	      /* frames per LAN A/B that carried a PRP trailer */
 	uint64_t prp_discarded[2];    /* redundant copies discarded, by the LAN they came from */
 	uint32_t confRev;	      /* last seen */
@@ -183,6 +217,8 @@ struct svsub_sample_result {
 	uint8_t verdict;     /* enum svsub_sample_verdict */
 	bool has_latency;    /* latency_ns is valid: within the limits, and no evidence against the clock yet */
 	int64_t latency_ns;
+	const struct sv_dataset *dataset; /* how the ASDU's seqData reads (it fits), NULL: not interpreted */
+	uint32_t quality;    /* OR of the sample's Quality members; 0 when it has none or is not interpreted */
 };
 
 /* Allocates the table. Returns 0, -EINVAL (bad cfg) or -ENOMEM. @cfg may be NULL (defaults). */

@@ -316,7 +316,10 @@ static void test_confrev_synch_sim_quality(void **state)
 	assert_int_equal(s->confrev_changes, 2);
 	assert_int_equal(s->smpsynch_changes, 2);
 	assert_int_equal(s->simulated, 3);
-	assert_int_equal(s->nchannels, 8);
+	assert_int_equal(s->nquality, 8);
+	assert_ptr_equal(s->dataset, sv_dataset_92le()); /* 64 octets, nothing declared: 9-2LE assumed */
+	assert_int_equal(s->dataset_source, SVSUB_DS_ASSUMED);
+	assert_int_equal(s->samples_uninterpreted, 0);
 	assert_int_equal(s->quality[0][SVSUB_Q_INVALID], 1);
 	assert_int_equal(s->quality[1][SVSUB_Q_INVALID], 1);
 	assert_int_equal(s->quality[2][SVSUB_Q_QUESTIONABLE], 1);
@@ -402,7 +405,11 @@ static void test_streams_per_asdu_and_overflow(void **state)
 		assert_int_equal(s->c.frames, 9);
 		assert_int_equal(s->c.samples, 9);
 		assert_int_equal(s->c.lost, 1);
-		assert_int_equal(s->nchannels, 0); /* 12 octets: not INT32+q pairs */
+		/* 12 octets, nothing declared: not read at all */
+		assert_int_equal(s->nquality, 0);
+		assert_null(s->dataset);
+		assert_int_equal(s->dataset_source, SVSUB_DS_UNKNOWN);
+		assert_int_equal(s->samples_uninterpreted, 9);
 	}
 	/* the same svID under another APPID is another stream */
 	svsub_track_destroy(t);
@@ -421,6 +428,109 @@ static void test_streams_per_asdu_and_overflow(void **state)
 	assert_int_equal(svsub_track_errors(t)[SV_E_ETH_TRUNCATED], 1);
 	svsub_track_destroy(t);
 	free(v);
+}
+
+/* ---- datasets: declared, assumed (9-2LE by length), unknown ---------------------------------------- */
+
+/* the rules every case below runs with */
+static struct svsub_dataset_rule ds_rules[4];
+
+static void ds_rules_init(void)
+{
+	/* 0: MUF (any APPID): libiec61850's example, FLOAT32 + Timestamp twice (24 octets) */
+	ds_rules[0] = (struct svsub_dataset_rule){ .appid = -1 };
+	strcpy(ds_rules[0].svID, "MUF");
+	sv_dataset_init(&ds_rules[0].ds, "flt_ts");
+	assert_int_equal(sv_dataset_add(&ds_rules[0].ds, "A.mag.f", SV_DA_FLOAT32, 1), 0);
+	assert_int_equal(sv_dataset_add(&ds_rules[0].ds, "A.t", SV_DA_TIMESTAMP, 1), 0);
+	assert_int_equal(sv_dataset_add(&ds_rules[0].ds, "B.mag.f", SV_DA_FLOAT32, 1), 0);
+	assert_int_equal(sv_dataset_add(&ds_rules[0].ds, "B.t", SV_DA_TIMESTAMP, 1), 0);
+	/* 1: APPID 0x4100, any svID: two INT32 + Quality pairs (16 octets) */
+	ds_rules[1] = (struct svsub_dataset_rule){ .appid = 0x4100 };
+	sv_dataset_init(&ds_rules[1].ds, "two");
+	assert_int_equal(sv_dataset_add(&ds_rules[1].ds, "X.instMag.i", SV_DA_INT32, 0.5), 0);
+	assert_int_equal(sv_dataset_add(&ds_rules[1].ds, "X.q", SV_DA_QUALITY, 1), 0);
+	assert_int_equal(sv_dataset_add(&ds_rules[1].ds, "Y.instMag.i", SV_DA_INT32, 0.5), 0);
+	assert_int_equal(sv_dataset_add(&ds_rules[1].ds, "Y.q", SV_DA_QUALITY, 1), 0);
+	/* 2: "NOPE" on APPID 0x4000: never interpreted */
+	ds_rules[2] = (struct svsub_dataset_rule){ .appid = 0x4000, .none = true };
+	strcpy(ds_rules[2].svID, "NOPE");
+	/* 3: "MU92" anywhere: 9-2LE declared by profile */
+	ds_rules[3] = (struct svsub_dataset_rule){ .appid = -1 };
+	strcpy(ds_rules[3].svID, "MU92");
+	assert_int_equal(sv_dataset_profile(&ds_rules[3].ds, "9-2le"), 0);
+}
+
+struct ds_case {
+	const char *name;
+	uint16_t appid;
+	const char *svid;
+	uint16_t len;		 /* seqData octets, all 0x01 (as INT32 + q: every quality invalid) */
+	int rule;		 /* the rule expected to apply, -1 none, -2 the assumed 9-2LE */
+	uint8_t source;		 /* enum svsub_dataset_source */
+	bool read;		 /* the sample was interpreted */
+	uint64_t not_good, mismatch;
+	uint32_t quality_or;	 /* res.quality */
+};
+
+static const struct ds_case ds_cases[] = {
+	/* issue 27: 24 octets of FLOAT32 + Timestamp read as INT32 + q made 123 of 199 samples "not good" */
+	{ "24 octets, undeclared: unknown, nothing claimed", 0x4000, "MU01", 24, -1, SVSUB_DS_UNKNOWN, false, 0, 0, 0 },
+	{ "24 octets, declared FLOAT32 + Timestamp", 0x4000, "MUF", 24, 0, SVSUB_DS_DECLARED, true, 0, 0, 0 },
+	{ "the declaration, another length", 0x4000, "MUF", 64, 0, SVSUB_DS_DECLARED, false, 0, 1, 0 },
+	{ "64 octets, undeclared: 9-2LE assumed", 0x4000, "MU01", 64, -2, SVSUB_DS_ASSUMED, true, 1, 0,
+	  0x01010101 },
+	{ "16 octets, undeclared: not 9-2LE's length", 0x4000, "MU01", 16, -1, SVSUB_DS_UNKNOWN, false, 0, 0, 0 },
+	{ "16 octets, declared by APPID", 0x4100, "ANY", 16, 1, SVSUB_DS_DECLARED, true, 1, 0, 0x01010101 },
+	{ "declared none, 64 octets", 0x4000, "NOPE", 64, 2, SVSUB_DS_NONE, false, 0, 0, 0 },
+	{ "the none rule's svID under another APPID", 0x4001, "NOPE", 64, -2, SVSUB_DS_ASSUMED, true, 1, 0,
+	  0x01010101 },
+	{ "9-2LE declared by profile", 0x4000, "MU92", 64, 3, SVSUB_DS_DECLARED, true, 1, 0,
+	  0x01010101 },
+};
+
+static void test_datasets(void **state)
+{
+	(void)state;
+	ds_rules_init();
+	for (unsigned k = 0; k < sizeof(ds_cases) / sizeof(ds_cases[0]); k++) {
+		const struct ds_case *tc = &ds_cases[k];
+		struct svsub_track_cfg cfg = { .datasets = ds_rules, .ndatasets = 4 };
+		struct svsub_tracker *t;
+		struct svsub_sample_result res;
+		const struct svsub_stream_stats *s;
+		const struct sv_dataset *want = tc->rule >= 0 ? &ds_rules[tc->rule].ds : tc->rule == -2 ? sv_dataset_92le()
+													   : NULL;
+		uint8_t data[64];
+		struct fb f;
+
+		print_message("case: %s\n", tc->name);
+		memset(data, 0x01, sizeof(data));
+		assert_int_equal(svsub_track_create(&t, &cfg), 0);
+		fb_init(&f, 1);
+		f.v.appid = tc->appid;
+		f.v.asdu[0].svID = (const uint8_t *)tc->svid;
+		f.v.asdu[0].svID_len = (uint16_t)strlen(tc->svid);
+		f.v.asdu[0].seqData = data;
+		f.v.asdu[0].seqData_len = tc->len;
+		svsub_track_frame(t, &f.v, SV_NSEC_PER_SEC, &res);
+		s = svsub_track_stream(t, 0);
+		assert_int_equal(s->dataset_source, tc->source);
+		if (tc->source == SVSUB_DS_NONE || tc->source == SVSUB_DS_UNKNOWN)
+			assert_null(s->dataset);
+		else
+			assert_ptr_equal(s->dataset, want);
+		assert_ptr_equal(res.dataset, tc->read ? want : NULL);
+		assert_int_equal(s->samples_uninterpreted, !tc->read);
+		assert_int_equal(s->dataset_mismatch, tc->mismatch);
+		assert_int_equal(s->samples_not_good, tc->not_good);
+		assert_int_equal(res.quality, tc->quality_or);
+		if (!tc->read)
+			for (unsigned c = 0; c < SVSUB_TRACK_QCHANNELS; c++)
+				for (unsigned q = 0; q < SVSUB_Q_KINDS; q++)
+					assert_int_equal(s->quality[c][q], 0);
+		svsub_track_destroy(t);
+	}
 }
 
 /* ---- latency ------------------------------------------------------------------------------------- */
@@ -758,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_streams_per_asdu_and_overflow),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_latency_conditions),
+		cmocka_unit_test(test_datasets),
 		cmocka_unit_test(test_latency_verdict),
 		cmocka_unit_test(test_random_streams),
 		cmocka_unit_test(test_small_wraps_no_underflow),
