@@ -116,6 +116,12 @@ int sv_dataset_add(struct sv_dataset *ds, const char *name, enum sv_da_type type
 			ds->m[ds->value[v]].quality = (int8_t)ds->nquality;
 		ds->quality_member[ds->nquality] = (uint8_t)i;
 		ds->quality_off[ds->nquality++] = ds->len;
+		/* a regular layout (instMag.i, q, instMag.i, q ...) lets the quality scan step without a table */
+		if (ds->nquality == 2)
+			ds->quality_stride = (uint16_t)(ds->quality_off[1] - ds->quality_off[0]);
+		else if (ds->nquality > 2 && ds->quality_off[ds->nquality - 1] - ds->quality_off[ds->nquality - 2] !=
+						     ds->quality_stride)
+			ds->quality_stride = 0;
 	} else if (value) {
 		ds->value[ds->nvalues++] = (uint8_t)i;
 	}

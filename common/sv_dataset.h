@@ -143,6 +143,7 @@ struct sv_dataset {
 	uint8_t value[SV_DS_MAX_MEMBERS];	  /* member index of each channel */
 	uint8_t quality_member[SV_DS_MAX_MEMBERS]; /* member index of each Quality member */
 	uint16_t quality_off[SV_DS_MAX_MEMBERS];  /* and its offset: the per-sample quality check reads these */
+	uint16_t quality_stride;		  /* the offsets are quality_off[0] + k * this (9-2LE: 8); 0 not */
 	struct sv_ds_member m[SV_DS_MAX_MEMBERS];
 };
 
@@ -173,6 +174,36 @@ static inline uint32_t sv_dataset_quality(const struct sv_dataset *ds, const uin
 	const uint8_t *p = seqData + ds->quality_off[k];
 
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * The OR of every Quality member of a seqData that fits @ds: 0 (or only bits a caller ignores) says that no
+ * member is anything but good, the common case, in one pass without a branch. A byte swap commutes with OR,
+ * so the words are ORed as they lie and swapped once.
+ */
+static inline uint32_t sv_dataset_quality_or(const struct sv_dataset *ds, const uint8_t *seqData)
+{
+	unsigned n = ds->nquality;
+	uint32_t raw = 0, w;
+
+	if (ds->quality_stride) {
+		const uint8_t *p = seqData + ds->quality_off[0];
+
+		for (unsigned k = 0; k < n; k++, p += ds->quality_stride) {
+			__builtin_memcpy(&w, p, 4);
+			raw |= w;
+		}
+	} else {
+		for (unsigned k = 0; k < n; k++) {
+			__builtin_memcpy(&w, seqData + ds->quality_off[k], 4);
+			raw |= w;
+		}
+	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap32(raw);
+#else
+	return raw;
+#endif
 }
 
 /* One member, as its type says. */

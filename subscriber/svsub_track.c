@@ -460,7 +460,7 @@ static void stream_quality(struct svsub_tracker *t, struct stream *st, const str
 {
 	struct svsub_stream_stats *s = &st->s;
 	const struct sv_dataset *ds = sample_dataset(t, st, a);
-	uint32_t all = 0;
+	uint32_t all;
 	bool bad = false;
 
 	r->dataset = ds;
@@ -475,12 +475,15 @@ static void stream_quality(struct svsub_tracker *t, struct stream *st, const str
 		s->dataset_source = SVSUB_DS_ASSUMED;
 		s->nquality = ds->nquality;
 	}
+	/* Every member good, not test, not derived counts nothing: one pass, no counter touched. */
+	all = sv_dataset_quality_or(ds, a->seqData);
+	r->quality = all;
+	if (!(all & (SV_Q_VALIDITY_MASK | SV_Q_TEST | SV_Q_DERIVED)))
+		return;
 	for (unsigned k = 0; k < ds->nquality; k++) {
 		uint32_t q = sv_dataset_quality(ds, a->seqData, k);
 		enum sv_validity val;
 
-		all |= q;
-		/* A good, non-test, non-derived channel counts nothing: skip the counters' cache lines. */
 		if (!(q & (SV_Q_VALIDITY_MASK | SV_Q_TEST | SV_Q_DERIVED)))
 			continue;
 		val = sv_quality_validity(q);
@@ -493,7 +496,6 @@ static void stream_quality(struct svsub_tracker *t, struct stream *st, const str
 		s->quality[k][SVSUB_Q_TEST] += !!(q & SV_Q_TEST);
 		s->quality[k][SVSUB_Q_DERIVED] += !!(q & SV_Q_DERIVED);
 	}
-	r->quality = all;
 	s->samples_not_good += bad;
 }
 

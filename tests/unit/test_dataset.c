@@ -28,28 +28,35 @@ struct layout_case {
 	uint8_t nvalues, nquality;
 	uint16_t offset[8];
 	int8_t quality[8]; /* per member: the Quality index of a value, -1 none (Quality/Timestamp: -1) */
+	uint16_t stride;   /* quality_stride */
 };
 
 static const struct layout_case layout_cases[] = {
 	{ "INT32 + q twice (9-2LE shape)",
 	  { { "A.i", SV_DA_INT32, 0.001 }, { "A.q", SV_DA_QUALITY, 1 }, { "B.i", SV_DA_INT32, 0.001 },
 	    { "B.q", SV_DA_QUALITY, 1 }, MEND },
-	  16, 2, 2, { 0, 4, 8, 12 }, { 0, -1, 1, -1 } },
+	  16, 2, 2, { 0, 4, 8, 12 }, { 0, -1, 1, -1 }, 8 },
 	/* libiec61850's example publisher: FLOAT32 + Timestamp twice, no quality at all */
 	{ "FLOAT32 + Timestamp twice",
 	  { { "f1", SV_DA_FLOAT32, 1 }, { "t1", SV_DA_TIMESTAMP, 1 }, { "f2", SV_DA_FLOAT32, 1 },
 	    { "t2", SV_DA_TIMESTAMP, 1 }, MEND },
-	  24, 2, 0, { 0, 4, 12, 16 }, { -1, -1, -1, -1 } },
+	  24, 2, 0, { 0, 4, 12, 16 }, { -1, -1, -1, -1 }, 0 },
 	/* a CMV's mag.f and ang.f share the DO's q */
 	{ "two values, one Quality",
 	  { { "phsA.cVal.mag.f", SV_DA_FLOAT32, 1 }, { "phsA.cVal.ang.f", SV_DA_FLOAT32, 1 },
 	    { "phsA.q", SV_DA_QUALITY, 1 }, { "x", SV_DA_INT8, 1 }, MEND },
-	  13, 3, 1, { 0, 4, 8, 12 }, { 0, 0, -1, -1 } },
+	  13, 3, 1, { 0, 4, 8, 12 }, { 0, 0, -1, -1 }, 0 },
+	/* Quality members at 4, 10, 18: no stride, the table is read */
+	{ "irregular qualities",
+	  { { "a", SV_DA_INT32, 1 }, { "a.q", SV_DA_QUALITY, 1 }, { "b", SV_DA_INT16, 1 }, { "b.q", SV_DA_QUALITY, 1 },
+	    { "c", SV_DA_INT32, 1 }, { "c.q", SV_DA_QUALITY, 1 }, MEND },
+	  22, 3, 3, { 0, 4, 8, 10, 14, 18 }, { 0, -1, 1, -1, 2, -1 }, 0 },
 	{ "every width",
 	  { { "b", SV_DA_BOOLEAN, 1 }, { "i8", SV_DA_INT8, 1 }, { "i16", SV_DA_INT16, 1 }, { "i64", SV_DA_INT64, 1 },
 	    { "u8", SV_DA_INT8U, 1 }, { "u16", SV_DA_INT16U, 1 }, { "u32", SV_DA_INT32U, 1 },
 	    { "f64", SV_DA_FLOAT64, 1 } },
-	  1 + 1 + 2 + 8 + 1 + 2 + 4 + 8, 8, 0, { 0, 1, 2, 4, 12, 13, 15, 19 }, { -1, -1, -1, -1, -1, -1, -1, -1 } },
+	  1 + 1 + 2 + 8 + 1 + 2 + 4 + 8, 8, 0, { 0, 1, 2, 4, 12, 13, 15, 19 }, { -1, -1, -1, -1, -1, -1, -1, -1 },
+	  0 },
 };
 
 static void test_layouts(void **state)
@@ -76,8 +83,18 @@ static void test_layouts(void **state)
 			assert_int_equal(ds.m[i].quality, tc->quality[i]);
 			assert_string_equal(ds.m[i].name, tc->m[i].name);
 		}
-		for (unsigned q = 0; q < ds.nquality; q++)
+		assert_int_equal(ds.quality_stride, tc->stride);
+		/* the one-pass OR reads what the members read, with or without a stride */
+		uint8_t seq[64];
+		uint32_t want = 0;
+
+		for (unsigned i = 0; i < sizeof(seq); i++)
+			seq[i] = (uint8_t)(i * 37 + 11);
+		for (unsigned q = 0; q < ds.nquality; q++) {
 			assert_int_equal(ds.quality_off[q], ds.m[ds.quality_member[q]].offset);
+			want |= sv_dataset_quality(&ds, seq, q);
+		}
+		assert_int_equal(sv_dataset_quality_or(&ds, seq), want);
 	}
 }
 
