@@ -124,7 +124,9 @@ static void usage(FILE *f)
 "  -q, --quiet              no text summary, no status lines\n"
 "  -v, --verbose            log more on stderr\n"
 "Stream tracking:\n"
-"      --max-streams N      stream table size (%s, default %u); more streams are counted as overflow\n"
+"      --max-streams N      stream table size (%s, default %u); more streams are counted as overflow.\n"
+"                           A slot is ~85 KiB of address space; memory is taken as streams come (live:\n"
+"                           mapped ahead of them, so that a new stream does not page-fault)\n"
 "      --nominal-hz HZ      nominal frequency for smpRate in samples per period (%s, default 50)\n"
 "      --wrap N             smpCnt wraps at N for every stream (%s; 0 = stated, else learned: the\n"
 "                           default)\n"
@@ -747,7 +749,17 @@ int main(int argc, char **argv)
 		pcfg.app_clock = o.interface && o.app ? SV_CLOCK_TAI : -1;
 	}
 	err = svsub_proc_create(&p, &pcfg);
-	if (err) {
+	if (err == -ENOMEM) {
+		uint32_t ms = pcfg.track.max_streams ? pcfg.track.max_streams : SVSUB_TRACK_MAX_STREAMS_DEFAULT;
+
+		/* the stream table is the large part: say what it asked for */
+		fprintf(stderr, PROG ": cannot set up: %s: --max-streams %u reserves %.1f MiB of address space (%zu "
+			"KiB a stream, memory taken only as streams come; vm.overcommit_memory=2 or ulimit -v charge "
+			"all of it)\n", strerror(-err), ms, (double)svsub_track_table_bytes(ms) / 1048576.0,
+			svsub_track_table_bytes(1) / 1024);
+		ret = EXIT_RUNTIME;
+		goto out_close_writer;
+	} else if (err) {
 		fprintf(stderr, PROG ": cannot set up: %s\n", strerror(-err));
 		ret = EXIT_RUNTIME;
 		goto out_close_writer;

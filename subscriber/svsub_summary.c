@@ -139,6 +139,7 @@ int svsub_summary_json_body(struct sv_json *j, struct svsub_proc *p)
 {
 	struct svsub_tracker *t = svsub_proc_tracker(p);
 	const uint64_t *errors = svsub_track_errors(t);
+	struct svsub_track_mem mem;
 	struct svsub_proc_counts n;
 
 	svsub_proc_counts(p, &n);
@@ -155,6 +156,15 @@ int svsub_summary_json_body(struct sv_json *j, struct svsub_proc *p)
 			sv_json_kv_uint(j, sv_codec_strerror(e), errors[e]);
 	sv_json_object_end(j);
 	sv_json_kv_uint(j, "streams_overflow", svsub_track_overflow(t));
+	svsub_track_memory(t, &mem);
+	sv_json_key(j, "stream_table");
+	sv_json_object_begin(j);
+	sv_json_kv_uint(j, "max_streams", mem.max_streams);
+	sv_json_kv_uint(j, "slot_bytes", mem.slot_bytes);
+	sv_json_kv_uint(j, "reserved_bytes", mem.reserved_bytes);
+	sv_json_kv_uint(j, "populated", mem.populated);
+	sv_json_kv_uint(j, "unpopulated", mem.unpopulated);
+	sv_json_object_end(j);
 	sv_json_key(j, "streams");
 	sv_json_array_begin(j);
 	for (unsigned i = 0; i < svsub_track_count(t); i++)

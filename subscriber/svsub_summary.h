@@ -6,6 +6,9 @@
  *     "frames": N, "sv_frames": N, "malformed_frames": N, "non_sv_frames": N, "truncated_frames": N,
  *     "errors": { "<error name>": N, ... },                  malformed frames by sv_codec_strerror() name
  *     "streams_overflow": N,
+ *     "stream_table": { "max_streams", "slot_bytes", "reserved_bytes" (address space), "populated" (slots mapped
+ *                       ahead of use, live), "unpopulated" (streams whose slot was not: their first frames
+ *                       page-faulted) },
  *     "streams": [ { "appid", "svID", "frames", "samples", "lost", "duplicates", "out_of_order", "resets",
  *                    "confrev_changes", "smpsynch_changes", "simulated", "errors", "confRev", "smpSynch",
  *                    "smpRate", "sample_rate", "wrap", "wrap_source", "wrap_violations", "asdus_per_frame",

@@ -3,8 +3,13 @@
 #include "svsub_track.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sv_clock.h"
 #include "sv_dataset.h"
@@ -40,8 +45,15 @@ struct svsub_tracker {
 	struct svsub_track_cfg cfg;
 	uint32_t cap;		/* slots, power of two >= 2 * max_streams */
 	int32_t *slot;		/* index into streams[], -1 empty */
-	struct stream *streams;
-	uint32_t nstreams;
+	struct stream *streams;	/* max_streams slots of address space, used in order of the streams' arrival */
+	size_t streams_bytes;
+	uint32_t nstreams;	/* written by the receive thread only; the populator reads it (atomic) */
+	uint32_t populated;	/* slots [0, populated) mapped writable (cfg.prefault); atomic */
+	uint64_t unpopulated;	/* streams created in a slot not populated yet (their first frames fault) */
+	int populate_err;	/* why the populator stopped (-errno), 0 */
+	bool populator_on;
+	bool populator_stop;	/* atomic */
+	pthread_t populator;
 	uint64_t frames;
 	uint64_t overflow;
 	uint64_t errors[SV_E__COUNT];
@@ -92,6 +104,69 @@ static inline void bit_put(uint64_t *b, uint32_t i, bool on)
 		b[i >> 6] &= ~(1ull << (i & 63));
 }
 
+/*
+ * No page fault on the per-packet path (docs/decisions.md, prefault): the first slots are written at creation;
+ * beyond, a thread of the lowest class keeps SVSUB_TRACK_POPULATE_AHEAD slots past the last stream mapped, with
+ * MADV_POPULATE_WRITE, which maps pages without writing them (so it may run while the receive thread writes the
+ * slots it uses). It runs in the receive thread's idle time; a burst of new streams faster than it only costs
+ * faults (counted in unpopulated), never a wrong count.
+ */
+static int populate(struct svsub_tracker *t, uint32_t from, uint32_t to)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t a = (size_t)from * sizeof(struct stream) / page * page;
+	size_t b = ((size_t)to * sizeof(struct stream) + page - 1) / page * page;
+
+	if (b > t->streams_bytes)
+		b = t->streams_bytes;
+	return madvise((char *)t->streams + a, b - a, MADV_POPULATE_WRITE) ? -errno : 0;
+}
+
+static void *populator(void *arg)
+{
+	struct svsub_tracker *t = arg;
+	struct sched_param sp = { 0 };
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	/* below the receive thread whatever its class (svsub runs SCHED_FIFO): only its idle time */
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	while (!__atomic_load_n(&t->populator_stop, __ATOMIC_RELAXED)) {
+		uint32_t used = __atomic_load_n(&t->nstreams, __ATOMIC_RELAXED);
+		uint32_t want = used + SVSUB_TRACK_POPULATE_AHEAD < t->cfg.max_streams ? used + SVSUB_TRACK_POPULATE_AHEAD
+											: t->cfg.max_streams;
+		uint32_t have = __atomic_load_n(&t->populated, __ATOMIC_RELAXED);
+
+		if (want > have) {
+			int err = populate(t, have, want);
+
+			if (err) {
+				__atomic_store_n(&t->populate_err, err, __ATOMIC_RELAXED);
+				break;
+			}
+			__atomic_store_n(&t->populated, want, __ATOMIC_RELAXED);
+		}
+		nanosleep(&tick, NULL);
+	}
+	return NULL;
+}
+
+static void populate_start(struct svsub_tracker *t)
+{
+	uint32_t first = t->cfg.max_streams < SVSUB_TRACK_PREFAULT_STREAMS ? t->cfg.max_streams
+									  : SVSUB_TRACK_PREFAULT_STREAMS;
+
+	sv_prefault(t->streams, (size_t)first * sizeof(struct stream));
+	sv_prefault(t->appid_errors, 65536 * sizeof(*t->appid_errors));
+	t->populated = first;
+	if (first < t->cfg.max_streams) {
+		int err = pthread_create(&t->populator, NULL, populator, t);
+
+		if (err)
+			t->populate_err = -err;
+		t->populator_on = !err;
+	}
+}
+
 int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg *cfg)
 {
 	struct svsub_tracker *t;
@@ -123,22 +198,26 @@ int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg 
 	while (t->cap < 2 * t->cfg.max_streams)
 		t->cap <<= 1;
 	t->slot = malloc(t->cap * sizeof(*t->slot));
-	/* calloc: the bitmaps and histogram buckets of unused streams stay untouched zero pages */
-	t->streams = calloc(t->cfg.max_streams, sizeof(*t->streams));
 	t->appid_errors = calloc(65536, sizeof(*t->appid_errors));
+	/* Address space only: the slots of streams that never come stay unmapped, whatever max_streams is
+	 * (NORESERVE: not charged to the commit limit until written; vm.overcommit_memory 2 charges it). */
+	t->streams_bytes = svsub_track_table_bytes(t->cfg.max_streams);
+	t->streams = mmap(NULL, t->streams_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			  -1, 0);
+	if (t->streams == MAP_FAILED)
+		t->streams = NULL;
 	if (!t->slot || !t->streams || !t->appid_errors) {
 		free(t->slot);
-		free(t->streams);
+		if (t->streams)
+			munmap(t->streams, t->streams_bytes);
 		free(t->appid_errors);
 		free(t);
 		return -ENOMEM;
 	}
 	memset(t->slot, 0xff, t->cap * sizeof(*t->slot));
 	t->ds_92le = sv_dataset_92le();
-	if (t->cfg.prefault) {
-		sv_prefault(t->streams, t->cfg.max_streams * sizeof(*t->streams));
-		sv_prefault(t->appid_errors, 65536 * sizeof(*t->appid_errors));
-	}
+	if (t->cfg.prefault)
+		populate_start(t);
 	*out = t;
 	return 0;
 }
@@ -147,10 +226,31 @@ void svsub_track_destroy(struct svsub_tracker *t)
 {
 	if (!t)
 		return;
+	if (t->populator_on) {
+		__atomic_store_n(&t->populator_stop, true, __ATOMIC_RELAXED);
+		pthread_join(t->populator, NULL);
+	}
 	free(t->slot);
-	free(t->streams);
+	munmap(t->streams, t->streams_bytes);
 	free(t->appid_errors);
 	free(t);
+}
+
+size_t svsub_track_table_bytes(uint32_t max_streams)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return ((size_t)max_streams * sizeof(struct stream) + page - 1) / page * page;
+}
+
+void svsub_track_memory(const struct svsub_tracker *t, struct svsub_track_mem *m)
+{
+	m->max_streams = t->cfg.max_streams;
+	m->slot_bytes = sizeof(struct stream);
+	m->reserved_bytes = t->streams_bytes;
+	m->populated = __atomic_load_n(&t->populated, __ATOMIC_RELAXED);
+	m->unpopulated = t->unpopulated;
+	m->populate_err = __atomic_load_n(&t->populate_err, __ATOMIC_RELAXED);
 }
 
 static uint32_t key_hash(uint16_t appid, const uint8_t *id, uint16_t len)
@@ -210,8 +310,10 @@ static int stream_lookup(struct svsub_tracker *t, uint16_t appid, const uint8_t 
 			stream_declared_dataset(t, st);
 			sv_stats_init(&s->latency);
 			sv_stats_init(&s->interarrival);
+			t->unpopulated += t->cfg.prefault && t->nstreams >= __atomic_load_n(&t->populated, __ATOMIC_RELAXED);
 			t->slot[i] = (int32_t)t->nstreams;
-			return (int)t->nstreams++;
+			__atomic_store_n(&t->nstreams, t->nstreams + 1, __ATOMIC_RELAXED);
+			return (int)t->nstreams - 1;
 		}
 		struct svsub_stream_stats *s = &t->streams[k].s;
 

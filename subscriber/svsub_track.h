@@ -83,6 +83,7 @@
 #define SVSUB_TRACK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sv_codec.h"
@@ -127,10 +128,29 @@ struct svsub_track_cfg {
 	bool no_prp_discard;	  /* count PRP copies as duplicates instead of discarding them */
 	const struct svsub_dataset_rule *datasets; /* declared datasets (must outlive the tracker), or NULL */
 	unsigned ndatasets;
-	bool prefault;		  /* touch the whole table at create (live receivers): no page fault on the
-				   * per-packet path when a stream appears or its histograms reach a new range,
-				   * for max_streams x ~85 KiB resident */
+	bool prefault;		  /* live receivers: no page fault on the per-packet path when a stream appears
+				   * or its histograms reach a new range: the first SVSUB_TRACK_PREFAULT_STREAMS
+				   * slots are written at create, and a helper thread keeps
+				   * SVSUB_TRACK_POPULATE_AHEAD slots mapped past the streams in use (~85 KiB each) */
 };
+
+/* The stream table is max_streams slots of address space (MAP_NORESERVE), memory only where streams came. */
+#define SVSUB_TRACK_PREFAULT_STREAMS 256
+#define SVSUB_TRACK_POPULATE_AHEAD 64
+
+/* Address space of a table of @max_streams slots (what svsub_track_create() reserves). */
+size_t svsub_track_table_bytes(uint32_t max_streams);
+
+struct svsub_track_mem {
+	uint32_t max_streams;
+	size_t slot_bytes;	/* one stream slot */
+	size_t reserved_bytes;	/* address space of the table */
+	uint32_t populated;	/* slots mapped ahead of use (cfg.prefault) */
+	uint64_t unpopulated;	/* streams created in a slot that was not (their first frames page-faulted) */
+	int populate_err;	/* -errno when the helper could not map (no MADV_POPULATE_WRITE: Linux < 5.14) */
+};
+struct svsub_tracker;
+void svsub_track_memory(const struct svsub_tracker *t, struct svsub_track_mem *m);
 
 enum svsub_wrap_source {
 	SVSUB_WRAP_DEFAULT = 0, /* 65536 until learned */

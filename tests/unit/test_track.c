@@ -5,8 +5,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -842,6 +847,122 @@ static void test_small_wraps_no_underflow(void **state)
 	}
 }
 
+/* ---- the stream table: memory only for the streams that come (issue 27: 300000 slots failed) --------- */
+
+static long rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = -1;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+static void feed_streams(struct svsub_tracker *t, unsigned from, unsigned to)
+{
+	static struct fb f;
+	char id[16];
+
+	for (unsigned k = from; k < to; k++) {
+		fb_init(&f, 1);
+		snprintf(id, sizeof(id), "S%u", k);
+		f.v.asdu[0].svID = (const uint8_t *)id;
+		f.v.asdu[0].svID_len = (uint16_t)strlen(id);
+		svsub_track_frame(t, &f.v, SV_NSEC_PER_SEC, NULL);
+	}
+}
+
+static void test_big_table(void **state)
+{
+	struct svsub_track_cfg cfg = { .max_streams = 1u << 20, .prefault = true };
+	struct svsub_track_mem m;
+	struct svsub_tracker *t;
+	long before = rss_kib(), after;
+	FILE *oc = fopen("/proc/sys/vm/overcommit_memory", "r");
+	int mode = 0;
+
+	(void)state;
+	if (oc) {
+		if (fscanf(oc, "%d", &mode) != 1)
+			mode = 0;
+		fclose(oc);
+	}
+	if (mode == 2) {
+		print_message("vm.overcommit_memory is 2: the kernel charges the whole reservation; not tested\n");
+		skip();
+	}
+	/* the documented maximum, live: the first slots written, the rest address space */
+	assert_int_equal(svsub_track_create(&t, &cfg), 0);
+	after = rss_kib();
+	svsub_track_memory(t, &m);
+	assert_int_equal(m.max_streams, 1u << 20);
+	assert_true(m.reserved_bytes >= (size_t)(1u << 20) * m.slot_bytes);
+	assert_true(m.populated >= SVSUB_TRACK_PREFAULT_STREAMS);
+	assert_int_equal(m.populate_err, 0);
+	print_message("table of %u slots of %zu octets: %.1f GiB reserved, RSS +%ld KiB\n", m.max_streams,
+		      m.slot_bytes, (double)m.reserved_bytes / (1 << 30), after - before);
+	/* the 256 slots written (~21 MiB), the hash index (8 MiB), not 85 GiB */
+	assert_true(after - before < 64 * 1024);
+	/* streams beyond the slots written at start: the helper maps ahead of them */
+	feed_streams(t, 0, 300);
+	for (int i = 0; i < 500; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		svsub_track_memory(t, &m);
+		if (m.populated >= 300 + SVSUB_TRACK_POPULATE_AHEAD)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(m.populated, 300 + SVSUB_TRACK_POPULATE_AHEAD);
+	uint64_t unpop = m.unpopulated; /* streams 256..299 may have come before the helper mapped their slots */
+
+	assert_true(unpop <= 300 - SVSUB_TRACK_PREFAULT_STREAMS);
+	feed_streams(t, 300, 300 + SVSUB_TRACK_POPULATE_AHEAD);
+	svsub_track_memory(t, &m);
+	assert_int_equal(m.unpopulated, unpop); /* all in mapped slots */
+	assert_int_equal(svsub_track_count(t), 300 + SVSUB_TRACK_POPULATE_AHEAD);
+	for (unsigned k = 0; k < svsub_track_count(t); k++)
+		assert_int_equal(svsub_track_stream(t, k)->c.samples, 1);
+	svsub_track_destroy(t);
+
+	/* offline: nothing mapped ahead, no helper */
+	cfg.prefault = false;
+	assert_int_equal(svsub_track_create(&t, &cfg), 0);
+	svsub_track_memory(t, &m);
+	assert_int_equal(m.populated, 0);
+	svsub_track_destroy(t);
+
+#if !defined(__SANITIZE_ADDRESS__)
+	/* where the address space is limited, the reservation fails with -ENOMEM, and a small table fits */
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim = { 2ul << 30, 2ul << 30 };
+
+		if (setrlimit(RLIMIT_AS, &lim))
+			_exit(3);
+		if (svsub_track_create(&t, &cfg) != -ENOMEM)
+			_exit(1);
+		cfg.max_streams = 256;
+		if (svsub_track_create(&t, &cfg))
+			_exit(2);
+		svsub_track_destroy(t);
+		_exit(0);
+	}
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+#endif
+}
+
 static void test_bad_config(void **state)
 {
 	struct svsub_tracker *t;
@@ -872,6 +993,7 @@ int main(void)
 		cmocka_unit_test(test_latency_verdict),
 		cmocka_unit_test(test_random_streams),
 		cmocka_unit_test(test_small_wraps_no_underflow),
+		cmocka_unit_test(test_big_table),
 		cmocka_unit_test(test_bad_config),
 	};
 
