@@ -186,7 +186,8 @@ static void usage(FILE *f)
 "  " PROG " --read capture.pcap --json | jq '.streams[] | {svID, lost, duplicates}'\n"
 "  " PROG " --interface eth1 --backend af_packet --duration 10 --json --write rx.pcapng\n"
 "  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap --app overcurrent --pickup 1000\n"
-"  " PROG " -c configs/sub-overcurrent.yaml --interface eth1 --print-config\n");
+"  " PROG " -c configs/sub-overcurrent.yaml --interface eth1 --print-config\n"
+"  " PROG " -c configs/sub-datasets.yaml --read capture.pcap --jsonl   # seqData read as declared\n");
 }
 
 enum {
