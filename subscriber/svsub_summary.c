@@ -164,6 +164,7 @@ int svsub_summary_json_body(struct sv_json *j, struct svsub_proc *p)
 	sv_json_kv_uint(j, "reserved_bytes", mem.reserved_bytes);
 	sv_json_kv_uint(j, "populated", mem.populated);
 	sv_json_kv_uint(j, "unpopulated", mem.unpopulated);
+	sv_json_kv_str(j, "populate_error", mem.populate_err ? strerror(-mem.populate_err) : NULL);
 	sv_json_object_end(j);
 	sv_json_key(j, "streams");
 	sv_json_array_begin(j);

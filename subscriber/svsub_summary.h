@@ -8,7 +8,7 @@
  *     "streams_overflow": N,
  *     "stream_table": { "max_streams", "slot_bytes", "reserved_bytes" (address space), "populated" (slots mapped
  *                       ahead of use, live), "unpopulated" (streams whose slot was not: their first frames
- *                       page-faulted) },
+ *                       page-faulted), "populate_error" (why the helper stopped mapping ahead, or null) },
  *     "streams": [ { "appid", "svID", "frames", "samples", "lost", "duplicates", "out_of_order", "resets",
  *                    "confrev_changes", "smpsynch_changes", "simulated", "errors", "confRev", "smpSynch",
  *                    "smpRate", "sample_rate", "wrap", "wrap_source", "wrap_violations", "asdus_per_frame",
