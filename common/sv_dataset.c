@@ -2,8 +2,13 @@
 #include "sv_dataset.h"
 
 #include <errno.h>
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
+
+#include "sv_codec.h" /* sv_utctime_get */
 
 const struct sv_profile sv_profiles[] = {
 	{ "9-2le-50hz", "UCA 9-2LE MSVCB01, 80 samples/cycle at 50 Hz, 1 ASDU", 4000, 1, 50, 80, 0, 4, 4 },
@@ -60,6 +65,179 @@ int sv_quality_format(uint32_t q, char *buf, unsigned size)
 			      "|%s", flags[i].name);
 	}
 	return n;
+}
+
+const char *const sv_da_type_names[] = {
+	[SV_DA_BOOLEAN] = "BOOLEAN", [SV_DA_INT8] = "INT8",	  [SV_DA_INT16] = "INT16",
+	[SV_DA_INT32] = "INT32",     [SV_DA_INT64] = "INT64",	  [SV_DA_INT8U] = "INT8U",
+	[SV_DA_INT16U] = "INT16U",   [SV_DA_INT32U] = "INT32U",	  [SV_DA_FLOAT32] = "FLOAT32",
+	[SV_DA_FLOAT64] = "FLOAT64", [SV_DA_QUALITY] = "Quality", [SV_DA_TIMESTAMP] = "Timestamp",
+	[SV_DA__COUNT] = NULL,
+};
+
+unsigned sv_da_type_size(enum sv_da_type t)
+{
+	static const uint8_t size[SV_DA__COUNT] = {
+		[SV_DA_BOOLEAN] = 1, [SV_DA_INT8] = 1,	  [SV_DA_INT16] = 2,   [SV_DA_INT32] = 4,
+		[SV_DA_INT64] = 8,   [SV_DA_INT8U] = 1,	  [SV_DA_INT16U] = 2,  [SV_DA_INT32U] = 4,
+		[SV_DA_FLOAT32] = 4, [SV_DA_FLOAT64] = 8, [SV_DA_QUALITY] = 4, [SV_DA_TIMESTAMP] = 8,
+	};
+
+	return (unsigned)t < SV_DA__COUNT ? size[t] : 0;
+}
+
+void sv_dataset_init(struct sv_dataset *ds, const char *name)
+{
+	memset(ds, 0, sizeof(*ds));
+	snprintf(ds->name, sizeof(ds->name), "%s", name ? name : "");
+}
+
+int sv_dataset_add(struct sv_dataset *ds, const char *name, enum sv_da_type type, double scale)
+{
+	unsigned size = sv_da_type_size(type), i = ds->nmembers;
+	struct sv_ds_member *m = &ds->m[i];
+	bool value = type != SV_DA_QUALITY && type != SV_DA_TIMESTAMP;
+
+	if (!size || strlen(name) >= SV_DS_NAME_LEN || (value && (!isfinite(scale) || scale == 0)))
+		return -EINVAL;
+	if (i >= SV_DS_MAX_MEMBERS || ds->len + size > UINT16_MAX)
+		return -ENOSPC;
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->type = (uint8_t)type;
+	m->offset = ds->len;
+	m->quality = -1;
+	m->scale = value ? scale : 1;
+	if (type == SV_DA_QUALITY) {
+		/* it qualifies the values since the previous Quality member */
+		int prev = ds->nquality ? ds->quality_off[ds->nquality - 1] : -1;
+
+		for (unsigned v = ds->nvalues; v-- > 0 && ds->m[ds->value[v]].offset > prev;)
+			ds->m[ds->value[v]].quality = (int8_t)ds->nquality;
+		ds->quality_member[ds->nquality] = (uint8_t)i;
+		ds->quality_off[ds->nquality++] = ds->len;
+		/* a regular layout (instMag.i, q, instMag.i, q ...) lets the quality scan step without a table */
+		if (ds->nquality == 2)
+			ds->quality_stride = (uint16_t)(ds->quality_off[1] - ds->quality_off[0]);
+		else if (ds->nquality > 2 && ds->quality_off[ds->nquality - 1] - ds->quality_off[ds->nquality - 2] !=
+						     ds->quality_stride)
+			ds->quality_stride = 0;
+	} else if (value) {
+		ds->value[ds->nvalues++] = (uint8_t)i;
+	}
+	ds->len = (uint16_t)(ds->len + size);
+	ds->nmembers++;
+	return 0;
+}
+
+/* UCA 9-2LE PhsMeas1 (IEC 61850-9-2LE §5.3.2), also the IEC 61869-9 4I4U profiles. */
+static void build_92le(struct sv_dataset *ds)
+{
+	static const char *const obj[SV_92LE_CHANNELS] = { "TCTR1.Amp", "TCTR2.Amp", "TCTR3.Amp", "TCTR4.Amp",
+							   "TVTR1.Vol", "TVTR2.Vol", "TVTR3.Vol", "TVTR4.Vol" };
+	char name[SV_DS_NAME_LEN];
+
+	sv_dataset_init(ds, "9-2le");
+	for (unsigned c = 0; c < SV_92LE_CHANNELS; c++) {
+		snprintf(name, sizeof(name), "%s.instMag.i", obj[c]);
+		sv_dataset_add(ds, name, SV_DA_INT32, c < 4 ? SV_CURRENT_LSB_A : SV_VOLTAGE_LSB_V);
+		snprintf(name, sizeof(name), "%s.q", obj[c]);
+		sv_dataset_add(ds, name, SV_DA_QUALITY, 1);
+	}
+}
+
+int sv_dataset_profile(struct sv_dataset *ds, const char *name)
+{
+	if (!strcasecmp(name, "9-2le")) {
+		build_92le(ds);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static struct sv_dataset ds_92le;
+static pthread_once_t ds_92le_once = PTHREAD_ONCE_INIT;
+
+static void ds_92le_build(void)
+{
+	build_92le(&ds_92le);
+}
+
+const struct sv_dataset *sv_dataset_92le(void)
+{
+	pthread_once(&ds_92le_once, ds_92le_build);
+	return &ds_92le;
+}
+
+static uint64_t be_n(const uint8_t *p, unsigned n)
+{
+	uint64_t x = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		x = x << 8 | p[i];
+	return x;
+}
+
+void sv_dataset_member(const struct sv_dataset *ds, const uint8_t *seqData, unsigned i, struct sv_da_value *v)
+{
+	const struct sv_ds_member *m = &ds->m[i];
+	const uint8_t *p = seqData + m->offset;
+	unsigned size = sv_da_type_size((enum sv_da_type)m->type);
+	uint64_t raw = be_n(p, size);
+
+	v->type = m->type;
+	switch ((enum sv_da_type)m->type) {
+	case SV_DA_BOOLEAN:
+		v->i = raw != 0; /* 0 false, anything else true (9-2 Table 14) */
+		break;
+	case SV_DA_INT8:
+		v->i = (int8_t)raw;
+		break;
+	case SV_DA_INT16:
+		v->i = (int16_t)raw;
+		break;
+	case SV_DA_INT32:
+		v->i = (int32_t)raw;
+		break;
+	case SV_DA_INT64:
+		v->i = (int64_t)raw;
+		break;
+	case SV_DA_FLOAT32: {
+		uint32_t w = (uint32_t)raw;
+		float f;
+
+		memcpy(&f, &w, sizeof(f));
+		v->f = f;
+		break;
+	}
+	case SV_DA_FLOAT64:
+		memcpy(&v->f, &raw, sizeof(v->f));
+		break;
+	case SV_DA_TIMESTAMP:
+		v->t_ns = sv_utctime_get(p);
+		break;
+	default: /* unsigned integers, Quality */
+		v->u = raw;
+		break;
+	}
+}
+
+double sv_dataset_channel(const struct sv_dataset *ds, const uint8_t *seqData, unsigned c)
+{
+	struct sv_da_value v;
+
+	sv_dataset_member(ds, seqData, ds->value[c], &v);
+	switch ((enum sv_da_type)v.type) {
+	case SV_DA_FLOAT32:
+	case SV_DA_FLOAT64:
+		return v.f;
+	case SV_DA_INT8U:
+	case SV_DA_INT16U:
+	case SV_DA_INT32U:
+		return (double)v.u;
+	default:
+		return (double)v.i;
+	}
 }
 
 uint32_t sv_sample_rate(uint16_t smp_rate, bool has_smp_mod, uint16_t smp_mod, uint16_t nominal_hz)

@@ -18,7 +18,9 @@ struct sv_pcap_reader {
 	uint32_t resolution_ns;
 	bool pcapng;
 	bool peeked;	/* header read by us (not for stdin): format and resolution known */
+	uint64_t ts_clamped;
 	char path[256];
+	char error[PCAP_ERRBUF_SIZE + 64]; /* why the read stopped early, "" while it has not */
 };
 
 /* pcapng block types and options (draft-ietf-opsawg-pcapng §4). */
@@ -186,17 +188,42 @@ int sv_pcap_next(struct sv_pcap_reader *r, struct sv_pcap_pkt *pkt)
 	if (rc == PCAP_ERROR_BREAK)
 		return 0;
 	if (rc != 1) {
-		sv_err("%s: read error after packet %llu: %s", r->path, (unsigned long long)r->index,
-		       pcap_geterr(r->p));
+		snprintf(r->error, sizeof(r->error), "read error after packet %llu: %s", (unsigned long long)r->index,
+			 pcap_geterr(r->p));
+		sv_err("%s: %s", r->path, r->error);
 		return -EIO;
 	}
 	pkt->data = data;
 	pkt->caplen = h->caplen;
 	pkt->origlen = h->len;
 	/* Opened with nanosecond precision: tv_usec holds nanoseconds. */
-	pkt->ts_ns = (int64_t)h->ts.tv_sec * 1000000000 + (int64_t)h->ts.tv_usec;
+	pkt->ts_ns = sv_pcap_ts_ns((int64_t)h->ts.tv_sec, (int64_t)h->ts.tv_usec, &r->ts_clamped);
 	pkt->index = ++r->index;
 	return 1;
+}
+
+int64_t sv_pcap_ts_ns(int64_t sec, int64_t nsec, uint64_t *clamped)
+{
+	int64_t ns;
+
+	/* A pcapng timestamp is 64 bits in the interface's own unit (and if_tsoffset adds seconds): in
+	 * nanoseconds it need not fit an int64_t (UBSan found 2^64 - 1 us). */
+	if (__builtin_mul_overflow(sec, (int64_t)1000000000, &ns) || __builtin_add_overflow(ns, nsec, &ns) ||
+	    ns > SV_PCAP_TS_MAX_NS || ns < -SV_PCAP_TS_MAX_NS) {
+		(*clamped)++;
+		return sec < 0 ? -SV_PCAP_TS_MAX_NS : SV_PCAP_TS_MAX_NS;
+	}
+	return ns;
+}
+
+uint64_t sv_pcap_ts_clamped(const struct sv_pcap_reader *r)
+{
+	return r->ts_clamped;
+}
+
+const char *sv_pcap_read_error(const struct sv_pcap_reader *r)
+{
+	return r->error[0] ? r->error : NULL;
 }
 
 uint32_t sv_pcap_resolution_ns(const struct sv_pcap_reader *r)

@@ -31,7 +31,7 @@ struct sv_pcap_pkt {
 	const uint8_t *data;
 	uint32_t caplen;  /* octets in @data */
 	uint32_t origlen; /* octets on the wire (caplen < origlen: the capture truncated it) */
-	int64_t ts_ns;	  /* capture timestamp, ns since the epoch of the capture's clock */
+	int64_t ts_ns;	  /* capture timestamp, ns since the epoch of the capture's clock (clamped: below) */
 	uint64_t index;	  /* 1-based packet number in the file, as Wireshark numbers frames */
 };
 
@@ -48,8 +48,22 @@ enum sv_pcap_format {
 int sv_pcap_open_read(struct sv_pcap_reader **r, const char *path);
 
 /* Reads the next packet. Returns 1 with *@pkt filled, 0 at the end of the file, -EIO on a read error
- * (a truncated or corrupt file; logged). No allocation. */
+ * (a truncated or corrupt file; logged, and kept for sv_pcap_read_error()). No allocation. */
 int sv_pcap_next(struct sv_pcap_reader *r, struct sv_pcap_pkt *pkt);
+
+/* Why the read stopped before the end of the file ("read error after packet N: <libpcap's reason>"), or
+ * NULL while sv_pcap_next() has not failed. Valid until sv_pcap_close_read(). */
+const char *sv_pcap_read_error(const struct sv_pcap_reader *r);
+
+/*
+ * Timestamps are kept within +-SV_PCAP_TS_MAX_NS (2^62 ns: 1823..2116), so that the difference of any two
+ * never overflows an int64_t. A file time beyond (a pcapng timestamp is 64 bits in the interface's unit,
+ * plus if_tsoffset seconds: up to ~2^64 us) is clamped to the bound and counted: sv_pcap_ts_clamped().
+ */
+#define SV_PCAP_TS_MAX_NS (INT64_C(1) << 62)
+uint64_t sv_pcap_ts_clamped(const struct sv_pcap_reader *r);
+/* @sec seconds + @nsec nanoseconds as ns, clamped as above (then ++*@clamped). Checked arithmetic. */
+int64_t sv_pcap_ts_ns(int64_t sec, int64_t nsec, uint64_t *clamped);
 
 /* Resolution of the file's own timestamps in ns (1000 for a microsecond pcap, 1 for nanosecond pcap or
  * a pcapng interface with if_tsresol 9), 0 when unknown. Digits below it in ts_ns are zeros, not data. */

@@ -23,9 +23,10 @@
 
 #include "sv_codec.h"
 #include "sv_config.h"
+#include "sv_dataset.h"
 #include "svsub_track.h"
 
-/* Channels (INT32 + quality pairs) delivered per sample; 9-2LE has 8, IEC 61869-9 F14400S6I4U4 8. */
+/* Channels (the dataset's values) delivered per sample; 9-2LE has 8, IEC 61869-9 F14400S6I4U4 8. */
 #define SVAPP_MAX_CHANNELS 32
 
 /* Parameters of the shipped applications (svsub options / config keys). */
@@ -35,7 +36,7 @@ struct svapp_params {
 	double dropoff_ratio;  /* overcurrent: reset below ratio x pickup (default 0.95) */
 	bool no_block_test;    /* do not block on test quality / simulated samples */
 	uint16_t nominal_hz;   /* 50 or 60 (DFT window = rate / nominal_hz samples), 0: 50 */
-	double current_lsb_a;  /* amperes per LSB of the current channels (9-2LE: 0.001) */
+	double current_lsb_a;  /* amperes per LSB of the current channels, 0: the dataset's scale (9-2LE 0.001) */
 	uint32_t max_streams;  /* the tracker's table size (stream index bound), 0: default */
 	bool rx_clock_tai;     /* rx_ns is on CLOCK_TAI now (live); false: a capture's timeline */
 };
@@ -64,9 +65,10 @@ struct svapp_sample {
 	int64_t rx_ns;		/* receive time on the source's clock */
 	int64_t sample_ns;	/* sample time (second + smpCnt/rate) when has_sample_time */
 	int64_t proc_start_mono_ns; /* CLOCK_MONOTONIC when svapp_frame() began on this frame */
-	unsigned nch;		/* channels in values/quality (0: seqData is not INT32+q pairs) */
-	int32_t values[SVAPP_MAX_CHANNELS];
-	uint32_t quality[SVAPP_MAX_CHANNELS];
+	unsigned nch;		/* channels in values/quality (0: the stream's dataset is unknown) */
+	const struct sv_dataset *dataset; /* what they were read with (names, scales), NULL when nch is 0 */
+	double values[SVAPP_MAX_CHANNELS];    /* the dataset's values, before their scale (9-2LE: INT32) */
+	uint32_t quality[SVAPP_MAX_CHANNELS]; /* each value's Quality member, 0 (good) when it has none */
 };
 
 struct svapp_ops {
@@ -159,6 +161,24 @@ extern const struct svapp_ops svapp_phasor_ops;	     /* "phasor": per-cycle RMS/
  */
 enum svsub_cfg_backend { SVSUB_CFG_AF_XDP = 0, SVSUB_CFG_AF_PACKET };
 
+/* datasets: what seqData holds per stream (sv_dataset.h), declared in the file only. */
+#define SVSUB_CFG_MAX_DATASETS 16
+
+struct svsub_cfg_member {
+	char name[SV_DS_NAME_LEN]; /* the data attribute, e.g. TCTR1.Amp.instMag.i */
+	int type;		   /* enum sv_da_type */
+	double scale;		   /* primary units per LSB */
+};
+
+struct svsub_cfg_dataset {
+	char svid[SV_MAX_ID_LEN + 1]; /* "" any */
+	int32_t appid;		      /* -1 any */
+	char name[SV_DS_NAME_LEN];    /* "" the profile's, else the svID */
+	char profile[16];	      /* "9-2le", "none", or "" with members */
+	unsigned nmembers;
+	struct svsub_cfg_member members[SV_DS_MAX_MEMBERS];
+};
+
 struct svsub_file_config {
 	char read[256];		/* capture to read instead of an interface */
 	char interface[64];
@@ -178,9 +198,12 @@ struct svsub_file_config {
 	uint32_t reorder_window;
 	uint32_t resync_run;
 	double max_latency_ms;
+	double clock_tolerance_us;
 	bool clock_trusted;	/* treat the host clock as synchronised (adjtimex ignored) */
 	uint32_t record_size_mib; /* --record: a new part every N MiB, 0 one file */
 	char record_keep[16];	/* --record: rotated parts kept, "all" or a count (sv_record_parse_keep) */
+	unsigned ndatasets;
+	struct svsub_cfg_dataset datasets[SVSUB_CFG_MAX_DATASETS];
 };
 
 extern const struct sv_cfg_key svsub_config_table[];
@@ -206,7 +229,17 @@ int svsub_config_set_opt(struct svsub_file_config *c, const char *key, const cha
 			 size_t size);
 /* The accepted values of @key for --help and messages: "0..65535", "0 or 2..65536". 0 or -ENOENT. */
 int svsub_config_range(const char *key, char *buf, size_t size);
-/* After a file was loaded into @c: the rule above. 0, or -EINVAL with "path:line:column: key: what" in @msg. */
+/* After a file was loaded into @c: the rule above, and every dataset builds (svsub_config_datasets). 0, or
+ * -EINVAL with "path:line:column: key: what" in @msg. */
 int svsub_config_check(const struct svsub_file_config *c, const char *path, char *msg, size_t size);
+
+/*
+ * The tracker's dataset rules from @c's datasets (@rules holds SVSUB_CFG_MAX_DATASETS): a profile or the
+ * members in order. 0, or -EINVAL with the key path of the fault in @key (e.g. "datasets[1].members[2].scale")
+ * and what is wrong in @msg (a profile that does not exist, both or neither of profile and members, a bad
+ * member).
+ */
+int svsub_config_datasets(const struct svsub_file_config *c, struct svsub_dataset_rule *rules, unsigned *n,
+			  char *key, size_t key_size, char *msg, size_t size);
 
 #endif /* SVAPP_H */

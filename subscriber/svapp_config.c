@@ -10,6 +10,27 @@
 
 const char *const svsub_cfg_backend_names[] = { "af_xdp", "af_packet", NULL };
 
+static const struct sv_cfg_key member_table[] = {
+	SV_CFG_KEY_STRING(struct svsub_cfg_member, name, "name", "", "the data attribute, e.g. TCTR1.Amp.instMag.i"),
+	SV_CFG_KEY_ENUM(struct svsub_cfg_member, type, "type", sv_da_type_names, "INT32",
+			"BOOLEAN, INT8, INT16, INT32, INT64, INT8U, INT16U, INT32U, FLOAT32, FLOAT64, Quality, Timestamp"),
+	SV_CFG_KEY_DOUBLE(struct svsub_cfg_member, scale, "scale", -1e12, 1e12, "1",
+			  "a value's primary units (A, V, ...) per LSB; not 0"),
+	SV_CFG_KEY_END,
+};
+
+#define D struct svsub_cfg_dataset
+static const struct sv_cfg_key dataset_table[] = {
+	SV_CFG_KEY_STRING(D, svid, "svid", "", "the streams of this svID; empty = any"),
+	SV_CFG_KEY_INT(D, appid, "appid", -1, 65535, "-1", "the streams of this APPID; -1 = any"),
+	SV_CFG_KEY_STRING(D, name, "name", "", "its name in the summary; empty = the profile's, else the svid"),
+	SV_CFG_KEY_STRING(D, profile, "profile", "",
+			  "a named layout instead of members: 9-2le, or none (never read these streams' seqData)"),
+	SV_CFG_KEY_LIST(D, members, nmembers, "members", member_table, "0", "the members in seqData order"),
+	SV_CFG_KEY_END,
+};
+#undef D
+
 #define C struct svsub_file_config
 const struct sv_cfg_key svsub_config_table[] = {
 	SV_CFG_KEY_STRING(C, read, "read", "", "capture file to read (offline); empty = receive on interface"),
@@ -28,7 +49,8 @@ const struct sv_cfg_key svsub_config_table[] = {
 	SV_CFG_KEY_DOUBLE(C, dropoff, "dropoff", 0.01, 1, "0.95", "overcurrent: reset below dropoff x pickup"),
 	SV_CFG_KEY_BOOL(C, block_test, "block_test", "true",
 			"overcurrent: block on test quality and simulated samples"),
-	SV_CFG_KEY_DOUBLE(C, current_lsb, "current_lsb", 1e-9, 1e6, "0.001", "A per LSB of the current channels"),
+	SV_CFG_KEY_DOUBLE(C, current_lsb, "current_lsb", 0, 1e6, "0",
+			  "A per LSB of the current channels; 0 = the dataset's scale (9-2LE: 0.001)"),
 	SV_CFG_KEY_UINT(C, nominal_hz, "nominal_hz", 1, 1000, "50",
 			"nominal frequency: smpRate per period, DFT window"),
 	SV_CFG_KEY_UINT(C, wrap, "wrap", 0, 65536, "0",
@@ -38,13 +60,18 @@ const struct sv_cfg_key svsub_config_table[] = {
 	SV_CFG_KEY_UINT(C, resync_run, "resync_run", 0, 65536, "0",
 			"consecutive backward samples confirming a counter restart; 0 = 8; 1 is refused"),
 	SV_CFG_KEY_DOUBLE(C, max_latency_ms, "max_latency_ms", 0, 999, "0",
-			  "larger latencies mark the clock unsynchronised; 0 = 500"),
+			  "larger latencies are outliers: counted apart, not in the histogram; 0 = 500"),
+	SV_CFG_KEY_DOUBLE(C, clock_tolerance_us, "clock_tolerance_us", 0, 4000, "20",
+			  "negative latencies down to -this are clock granularity; below, the clock is not synchronised"),
 	SV_CFG_KEY_BOOL(C, clock_trusted, "clock_trusted", "false",
 			"live: treat the host clock as synchronised whatever adjtimex says (publisher on the same clock)"),
 	SV_CFG_KEY_UINT(C, record_size_mib, "record_size_mib", 0, 1 << 20, "1024",
 			"--record: a new part every N MiB (FILE newest, then FILE.1 ...); 0 = one file"),
 	SV_CFG_KEY_STRING(C, record_keep, "record_keep", "all",
 			  "--record: rotated parts kept, the oldest removed first: a number (0..1000000) or all"),
+	SV_CFG_KEY_LIST(C, datasets, ndatasets, "datasets", dataset_table, "0",
+			"what seqData holds, per stream (the first that matches); without one, 64 octets are 9-2LE "
+			"and other lengths are not read"),
 	SV_CFG_KEY_END,
 };
 #undef C
@@ -137,14 +164,83 @@ int svsub_config_set_opt(struct svsub_file_config *c, const char *key, const cha
 	return 0;
 }
 
+static int dataset_rule(const struct svsub_cfg_dataset *d, unsigned i, struct svsub_dataset_rule *r, char *key,
+			size_t key_size, char *msg, size_t size)
+{
+	memset(r, 0, sizeof(*r));
+	r->appid = d->appid;
+	snprintf(r->svID, sizeof(r->svID), "%s", d->svid);
+	if (d->profile[0] && d->nmembers) {
+		snprintf(key, key_size, "datasets[%u].profile", i);
+		snprintf(msg, size, "a profile or members, not both");
+		return -EINVAL;
+	}
+	if (!d->profile[0] && !d->nmembers) {
+		snprintf(key, key_size, "datasets[%u]", i);
+		snprintf(msg, size, "neither a profile nor members");
+		return -EINVAL;
+	}
+	if (!strcmp(d->profile, "none")) {
+		r->none = true;
+		return 0;
+	}
+	if (d->profile[0]) {
+		if (sv_dataset_profile(&r->ds, d->profile)) {
+			snprintf(key, key_size, "datasets[%u].profile", i);
+			snprintf(msg, size, "'%s' is not one of: 9-2le, none", d->profile);
+			return -EINVAL;
+		}
+	} else {
+		sv_dataset_init(&r->ds, "");
+		for (unsigned m = 0; m < d->nmembers; m++) {
+			const struct svsub_cfg_member *cm = &d->members[m];
+			char auto_name[24];
+			int err;
+
+			snprintf(auto_name, sizeof(auto_name), "member%u", m);
+			err = sv_dataset_add(&r->ds, cm->name[0] ? cm->name : auto_name, (enum sv_da_type)cm->type,
+					     cm->scale);
+
+			if (err) {
+				snprintf(key, key_size, "datasets[%u].members[%u]%s", i, m, err == -EINVAL ? ".scale" : "");
+				snprintf(msg, size, "%s", err == -EINVAL ? "a value's scale must not be 0"
+									 : "the members fill more than 65535 octets");
+				return -EINVAL;
+			}
+		}
+	}
+	_Static_assert(SV_DS_NAME_LEN == 64, "the precision below");
+	snprintf(r->ds.name, sizeof(r->ds.name), "%.63s",
+		 d->name[0] ? d->name : d->profile[0] ? d->profile : d->svid[0] ? d->svid : "declared");
+	return 0;
+}
+
+int svsub_config_datasets(const struct svsub_file_config *c, struct svsub_dataset_rule *rules, unsigned *n,
+			  char *key, size_t key_size, char *msg, size_t size)
+{
+	*n = 0;
+	for (unsigned i = 0; i < c->ndatasets && i < SVSUB_CFG_MAX_DATASETS; i++) {
+		int err = dataset_rule(&c->datasets[i], i, &rules[i], key, key_size, msg, size);
+
+		if (err)
+			return err;
+		*n = i + 1;
+	}
+	return 0;
+}
+
 int svsub_config_check(const struct svsub_file_config *c, const char *path, char *msg, size_t size)
 {
+	static struct svsub_dataset_rule rules[SVSUB_CFG_MAX_DATASETS]; /* 86 KiB: not on the stack */
 	const char *key = NULL;
-	char what[256];
-	unsigned line, col;
+	char what[256], dkey[64];
+	unsigned line, col, n;
 
-	if (!check_zero_auto(c, &key, what, sizeof(what)))
-		return 0;
+	if (!check_zero_auto(c, &key, what, sizeof(what))) {
+		if (!svsub_config_datasets(c, rules, &n, dkey, sizeof(dkey), what, sizeof(what)))
+			return 0;
+		key = dkey;
+	}
 	if (!sv_config_locate(path, key, NULL, &line, &col))
 		snprintf(msg, size, "%s:%u:%u: %s: %s", path, line, col, key, what);
 	else

@@ -35,7 +35,7 @@ void svapp_params_init(struct svapp_params *p)
 	p->pickup_a = 1000.0;
 	p->dropoff_ratio = 0.95;
 	p->nominal_hz = 50;
-	p->current_lsb_a = 0.001; /* IEC 61850-9-2LE: currents in 1 mA */
+	p->current_lsb_a = 0; /* the dataset's scale (9-2LE: 1 mA) */
 }
 
 struct svapp {
@@ -133,7 +133,8 @@ void svapp_frame(struct svapp *a, struct svsub_tracker *t, const struct sv_view 
 			a->n.withheld++;
 			continue;
 		}
-		nch = sv_asdu_nchannels(as);
+		/* the channels the dataset knows of; none when it is unknown (svsub_track.h) */
+		nch = r->dataset ? r->dataset->nvalues : 0;
 		if (nch > SVAPP_MAX_CHANNELS)
 			nch = SVAPP_MAX_CHANNELS;
 		x->smpCnt = as->smpCnt;
@@ -150,9 +151,10 @@ void svapp_frame(struct svapp *a, struct svsub_tracker *t, const struct sv_view 
 		x->sample_ns = r->has_latency ? rx_ns - r->latency_ns : 0;
 		x->proc_start_mono_ns = t0;
 		x->nch = nch;
+		x->dataset = r->dataset;
 		for (unsigned c = 0; c < nch; c++) {
-			x->values[c] = sv_asdu_value(as, c);
-			x->quality[c] = sv_asdu_quality(as, c);
+			x->values[c] = sv_dataset_channel(r->dataset, as->seqData, c);
+			x->quality[c] = sv_dataset_channel_quality(r->dataset, as->seqData, c);
 		}
 		a->n.delivered++;
 		a->ops->sample(a->ctx, s, x);

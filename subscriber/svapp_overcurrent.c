@@ -64,7 +64,7 @@ static int oc_start(void **ctx, const struct svapp_params *p, FILE *out)
 {
 	struct oc *o;
 
-	if (!(p->pickup_a > 0) || !(p->dropoff_ratio > 0 && p->dropoff_ratio <= 1) || !(p->current_lsb_a > 0))
+	if (!(p->pickup_a > 0) || !(p->dropoff_ratio > 0 && p->dropoff_ratio <= 1) || !(p->current_lsb_a >= 0))
 		return -EINVAL;
 	o = calloc(1, sizeof(*o));
 	if (!o)
@@ -256,8 +256,12 @@ static void oc_sample(void *ctx, struct svapp_stream *s, const struct svapp_samp
 		memset(st->over, 0, sizeof(st->over));
 		st->episode = false;
 	}
-	for (unsigned ph = 0; ph < NPH; ph++)
-		svapp_dft_push(&st->dft[ph], (double)x->values[ph] * o->p.current_lsb_a);
+	for (unsigned ph = 0; ph < NPH; ph++) {
+		/* amperes: --current-lsb when given, else the dataset's scale of the channel */
+		double lsb = o->p.current_lsb_a > 0 ? o->p.current_lsb_a : x->dataset->m[x->dataset->value[ph]].scale;
+
+		svapp_dft_push(&st->dft[ph], x->values[ph] * lsb);
+	}
 	if (sample_blocks(o, x))
 		st->block_left = st->n; /* this sample stays in the window for n samples */
 	if (st->block_left) {

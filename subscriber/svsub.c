@@ -71,6 +71,7 @@ struct opts {
  * this help). */
 struct key_ranges {
 	char duration[48], max_streams[48], nominal_hz[48], wrap[48], reorder[48], resync[48], max_latency[48];
+	char clock_tolerance[48];
 	char pickup[48], trip_samples[48], dropoff[48], current_lsb[48], record_size[48];
 };
 
@@ -85,6 +86,7 @@ static void usage(FILE *f)
 	svsub_config_range("reorder_window", r.reorder, sizeof(r.reorder));
 	svsub_config_range("resync_run", r.resync, sizeof(r.resync));
 	svsub_config_range("max_latency_ms", r.max_latency, sizeof(r.max_latency));
+	svsub_config_range("clock_tolerance_us", r.clock_tolerance, sizeof(r.clock_tolerance));
 	svsub_config_range("pickup", r.pickup, sizeof(r.pickup));
 	svsub_config_range("trip_samples", r.trip_samples, sizeof(r.trip_samples));
 	svsub_config_range("dropoff", r.dropoff, sizeof(r.dropoff));
@@ -112,7 +114,8 @@ static void usage(FILE *f)
 "      --json               the final summary as one JSON object on stdout (with --jsonl or --app,\n"
 "                           whose JSON lines share stdout: one more line among them)\n"
 "  -w, --write FILE         save the SV frames with their receive time (.pcapng: pcapng, else pcap, ns)\n"
-"      --record FILE        per-sample records for svreport: T3 (receive) and, with --app, T4 (application)\n"
+"      --record FILE        per-sample records for svreport: T3 (receive) and, live with --app, T4 (the\n"
+"                           application has returned from the frame's samples); no T4 without --app\n"
 "      --record-size MIB    a new part of the record every MIB MiB (%s, default 1024; 0 = one file):\n"
 "                           FILE is the newest, FILE.1 the one before; svreport reads them from FILE\n"
 "      --record-keep N|all  rotated parts kept, the oldest removed first (default all; 8 streams at\n"
@@ -121,7 +124,9 @@ static void usage(FILE *f)
 "  -q, --quiet              no text summary, no status lines\n"
 "  -v, --verbose            log more on stderr\n"
 "Stream tracking:\n"
-"      --max-streams N      stream table size (%s, default %u); more streams are counted as overflow\n"
+"      --max-streams N      stream table size (%s, default %u); more streams are counted as overflow.\n"
+"                           A slot is ~85 KiB of address space; memory is taken as streams come (live:\n"
+"                           mapped ahead of them, so that a new stream does not page-fault)\n"
 "      --nominal-hz HZ      nominal frequency for smpRate in samples per period (%s, default 50)\n"
 "      --wrap N             smpCnt wraps at N for every stream (%s; 0 = stated, else learned: the\n"
 "                           default)\n"
@@ -129,11 +134,18 @@ static void usage(FILE *f)
 "                           the default)\n"
 "      --resync-run N       consecutive backward samples that confirm a counter restart (%s; 0 = %u:\n"
 "                           the default)\n"
-"      --max-latency-ms MS  larger latencies mark the clock unsynchronised (%s; 0 = 500: the default)\n"
+"      --max-latency-ms MS  larger latencies are outliers (a frame held back, or a clock off by more):\n"
+"                           counted with the largest and when (first, last), kept out of the latency\n"
+"                           histogram (%s; 0 = 500: the default)\n"
+"      --clock-tolerance-us US  negative latencies down to -US are clock granularity (%s, default 20)\n"
+"                           The clock is declared not synchronised, and the latency not reported, only on\n"
+"                           evidence about the clock: a latency below -US (received before it was sampled),\n"
+"                           outliers in more than half of the samples (a clock off shifts them all), or\n"
+"                           the host clock unsynchronised (adjtimex STA_UNSYNC) without --clock-trusted\n"
 "      --clock-trusted      live: treat the host clock as synchronised even when adjtimex reports it\n"
 "                           unsynchronised (publisher and subscriber share this clock: one host, netns\n"
-"                           tests); latencies are still rejected when negative or over --max-latency-ms;\n"
-"                           the JSON summary says so (source.clock_trusted). Off by default\n"
+"                           tests); the other evidence still applies; the JSON summary says so\n"
+"                           (source.clock_trusted). Off by default\n"
 "Application (app):\n"
 "      --app NAME           feed every accepted sample to NAME: overcurrent (ANSI 50, one JSON line per\n"
 "                           trip on stdout; the text summary then goes to stderr), phasor\n"
@@ -142,9 +154,13 @@ static void usage(FILE *f)
 "                           cycle, 20 at 80 samples/cycle: the default)\n"
 "      --dropoff R          overcurrent: reset when every phase is below R x pickup (%s, default 0.95)\n"
 "      --no-block-test      overcurrent: do not block on test quality or simulated samples\n"
-"      --current-lsb A      amperes per LSB of the current channels (%s, default 0.001, 9-2LE)\n"
+"      --current-lsb A      amperes per LSB of the current channels (%s; 0 = the dataset's scale, 0.001\n"
+"                           for 9-2LE: the default)\n"
 "Configuration:\n"
-"  -c, --config FILE        YAML configuration (keys: --print-config); command-line options override it\n"
+"  -c, --config FILE        YAML configuration (keys: --print-config); command-line options override it.\n"
+"                           Only there: datasets, what seqData holds per stream (svsub(1), DATASETS;\n"
+"                           configs/sub-datasets.yaml). Undeclared, 64 octets are read as 9-2LE and other\n"
+"                           lengths are not read: no value, no quality claimed\n"
 "      --print-config       print the effective configuration as YAML and exit\n"
 "  -h, --help               this help\n"
 "  -V, --version            version\n",
@@ -154,7 +170,7 @@ static void usage(FILE *f)
 		" (not built in: svsub_rx back-ends absent)",
 #endif
 		r.duration, r.record_size, r.max_streams, SVSUB_TRACK_MAX_STREAMS_DEFAULT, r.nominal_hz, r.wrap, r.reorder,
-		r.resync, SVSUB_TRACK_RESYNC_RUN_DEFAULT, r.max_latency, r.pickup, r.trip_samples, r.dropoff,
+		r.resync, SVSUB_TRACK_RESYNC_RUN_DEFAULT, r.max_latency, r.clock_tolerance, r.pickup, r.trip_samples, r.dropoff,
 		r.current_lsb);
 #ifdef SVSUB_HAVE_RX
 	svrx_live_usage(f); /* rx: live receive options, before the exit status and examples */
@@ -170,7 +186,8 @@ static void usage(FILE *f)
 "  " PROG " --read capture.pcap --json | jq '.streams[] | {svID, lost, duplicates}'\n"
 "  " PROG " --interface eth1 --backend af_packet --duration 10 --json --write rx.pcapng\n"
 "  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap --app overcurrent --pickup 1000\n"
-"  " PROG " -c configs/sub-overcurrent.yaml --interface eth1 --print-config\n");
+"  " PROG " -c configs/sub-overcurrent.yaml --interface eth1 --print-config\n"
+"  " PROG " -c configs/sub-datasets.yaml --read capture.pcap --jsonl   # seqData read as declared\n");
 }
 
 enum {
@@ -185,6 +202,7 @@ enum {
 	OPT_REORDER,
 	OPT_RESYNC,
 	OPT_MAX_LATENCY,
+	OPT_CLOCK_TOLERANCE,
 	OPT_CLOCK_TRUSTED,
 	OPT_RECORD,
 	OPT_RECORD_SIZE,
@@ -201,6 +219,8 @@ enum {
 /* svsub -c FILE: loaded before the options, which override it; the effective configuration is what
  * --print-config prints. The options below write into it too. */
 static struct svsub_file_config file_cfg;
+/* its datasets, as the tracker takes them (checked with the file) */
+static struct svsub_dataset_rule dataset_rules[SVSUB_CFG_MAX_DATASETS];
 static bool cli_source;
 
 /* Options that mirror a key of the configuration table: parsed through the table (svsub_config_set_opt),
@@ -213,7 +233,8 @@ static const struct {
 	{ OPT_DURATION, "duration" },		{ OPT_MAX_STREAMS, "max_streams" },
 	{ OPT_NOMINAL_HZ, "nominal_hz" },	{ OPT_WRAP, "wrap" },
 	{ OPT_REORDER, "reorder_window" },	{ OPT_RESYNC, "resync_run" },
-	{ OPT_MAX_LATENCY, "max_latency_ms" },	{ OPT_PICKUP, "pickup" },
+	{ OPT_MAX_LATENCY, "max_latency_ms" },	{ OPT_CLOCK_TOLERANCE, "clock_tolerance_us" },
+	{ OPT_PICKUP, "pickup" },
 	{ OPT_TRIP_SAMPLES, "trip_samples" },	{ OPT_DROPOFF, "dropoff" },
 	{ OPT_CURRENT_LSB, "current_lsb" },	{ OPT_RECORD_SIZE, "record_size_mib" },
 	{ OPT_RECORD_KEEP, "record_keep" },
@@ -257,6 +278,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "reorder-window", required_argument, NULL, OPT_REORDER },
 		{ "resync-run", required_argument, NULL, OPT_RESYNC },
 		{ "max-latency-ms", required_argument, NULL, OPT_MAX_LATENCY },
+		{ "clock-tolerance-us", required_argument, NULL, OPT_CLOCK_TOLERANCE },
 		{ "clock-trusted", no_argument, NULL, OPT_CLOCK_TRUSTED },
 		{ "app", required_argument, NULL, OPT_APP }, /* app */
 		{ "pickup", required_argument, NULL, OPT_PICKUP },
@@ -412,6 +434,12 @@ static int load_config_file(int argc, char **argv, struct opts *o)
 		fprintf(stderr, PROG ": %s\n", cerr.text);
 		return err;
 	}
+	err = svsub_config_datasets(c, dataset_rules, &o->track.ndatasets, cerr.path, sizeof(cerr.path), cerr.msg,
+				    sizeof(cerr.msg));
+	if (err) { /* svsub_config_check said it first */
+		fprintf(stderr, PROG ": %s: %s: %s\n", path, cerr.path, cerr.msg);
+		return err;
+	}
 	/* A source named on the command line replaces the file's. */
 	if (!cli_source) {
 		o->read = c->read[0] ? c->read : NULL;
@@ -449,6 +477,8 @@ static void apply_config_keys(struct opts *o)
 	o->track.reorder_window = c->reorder_window;
 	o->track.resync_run = c->resync_run;
 	o->track.max_latency_ns = (int64_t)(c->max_latency_ms * 1e6);
+	o->track.clock_tolerance_ns = (int64_t)(c->clock_tolerance_us * 1e3 + 0.5);
+	o->track.datasets = dataset_rules;
 }
 
 /* stdout carries one kind of output that a machine can parse: the summary object (--json), or JSON lines
@@ -513,6 +543,10 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* Why the read of --read FILE did not reach the end of the file (NULL: it did): the summary is then partial
+ * and says so. */
+static const char *read_stopped;
+
 /* Reads every frame of the capture into the pipeline. Returns 0, or -errno when the file could not be read
  * (to the end). */
 static int run_read(const struct opts *o, struct svsub_proc *p, struct sv_pcap_reader *r)
@@ -521,7 +555,7 @@ static int run_read(const struct opts *o, struct svsub_proc *p, struct sv_pcap_r
 	int rc = 0;
 
 	(void)o;
-	while (!stop_requested && (rc = sv_pcap_next(r, &pkt)) == 1) {
+	while (!(stop_requested && (read_stopped = "stopped by a signal")) && (rc = sv_pcap_next(r, &pkt)) == 1) {
 		struct svsub_frame f = {
 			.data = pkt.data,
 			.len = pkt.caplen,
@@ -532,10 +566,28 @@ static int run_read(const struct opts *o, struct svsub_proc *p, struct sv_pcap_r
 		};
 
 		rc = svsub_proc_frame(p, &f);
-		if (rc == -EIO)
+		if (rc == -EIO) {
+			read_stopped = "an output failed";
 			return rc;
+		}
 	}
+	if (rc < 0)
+		read_stopped = sv_pcap_read_error(r);
 	return rc < 0 ? rc : 0;
+}
+
+/* stderr: what the summary does not cover, or covers with clamped times. */
+static void report_read_end(const struct opts *o, struct svsub_proc *p, struct sv_pcap_reader *r)
+{
+	struct svsub_proc_counts n;
+
+	svsub_proc_counts(p, &n);
+	if (read_stopped)
+		fprintf(stderr, PROG ": %s: the read stopped before the end of the file (%s): the summary covers its "
+			"first %" PRIu64 " frames only\n", o->read, read_stopped, n.frames);
+	if (sv_pcap_ts_clamped(r))
+		fprintf(stderr, PROG ": %s: %" PRIu64 " frames with a timestamp beyond 2116 or before 1823, clamped "
+			"there: their latency and inter-arrival time are not real\n", o->read, sv_pcap_ts_clamped(r));
 }
 
 #ifdef SVSUB_HAVE_RX
@@ -578,6 +630,10 @@ static int print_json_summary(const struct opts *o, struct svsub_proc *p, struct
 		/* The capture's clock and its sync state are not in the file: latencies are only as good as it. */
 		sv_json_kv_str(&j, "rx_clock", "capture");
 		sv_json_kv_null(&j, "host_clock_synchronised");
+		/* a truncated or damaged file, a signal: the counts below cover only what was read */
+		sv_json_kv_bool(&j, "read_complete", !read_stopped);
+		sv_json_kv_str(&j, "read_error", read_stopped);
+		sv_json_kv_uint(&j, "ts_clamped", r ? sv_pcap_ts_clamped(r) : 0);
 	} else {
 		sv_json_kv_str(&j, "mode", "live");
 		sv_json_kv_str(&j, "interface", o->interface);
@@ -675,9 +731,10 @@ int main(int argc, char **argv)
 			.clock = o.interface ? SV_CLOCK_TAI : SV_CLOCK_REALTIME,
 			.rx_ts_src = SV_TS_SOFTWARE, /* live frames name their own source (svrx) */
 			.ifindex = o.interface ? if_nametoindex(o.interface) : 0,
-			/* T4: the pipeline (tracking, statistics, the application if any) is done with the
-			 * sample; live only, on the receive clock */
-			.app_points = o.interface != NULL,
+			/* T4 (DESIGN.md): the guest application got the sample: with --app only (without one
+			 * there is no application, and a T3-T4 budget would judge svsub's own bookkeeping);
+			 * live only, on the receive clock */
+			.app_points = o.interface && o.app,
 			/* record_keep checked with the configuration (svsub_config_set_opt / _check) */
 			.record_size_mib = file_cfg.record_size_mib,
 			.record_keep = file_cfg.record_keep,
@@ -690,10 +747,20 @@ int main(int argc, char **argv)
 			goto out_close_writer;
 		}
 		pcfg.rec = rec;
-		pcfg.app_clock = o.interface ? SV_CLOCK_TAI : -1;
+		pcfg.app_clock = o.interface && o.app ? SV_CLOCK_TAI : -1;
 	}
 	err = svsub_proc_create(&p, &pcfg);
-	if (err) {
+	if (err == -ENOMEM) {
+		uint32_t ms = pcfg.track.max_streams ? pcfg.track.max_streams : SVSUB_TRACK_MAX_STREAMS_DEFAULT;
+
+		/* the stream table is the large part: say what it asked for */
+		fprintf(stderr, PROG ": cannot set up: %s: --max-streams %u reserves %.1f MiB of address space (%zu "
+			"KiB a stream, memory taken only as streams come; vm.overcommit_memory=2 or ulimit -v charge "
+			"all of it)\n", strerror(-err), ms, (double)svsub_track_table_bytes(ms) / 1048576.0,
+			svsub_track_table_bytes(1) / 1024);
+		ret = EXIT_RUNTIME;
+		goto out_close_writer;
+	} else if (err) {
 		fprintf(stderr, PROG ": cannot set up: %s\n", strerror(-err));
 		ret = EXIT_RUNTIME;
 		goto out_close_writer;
@@ -701,6 +768,7 @@ int main(int argc, char **argv)
 
 	if (o.read) {
 		err = run_read(&o, p, r);
+		report_read_end(&o, p, r); /* even with -q: the summary is partial */
 	} else {
 #ifdef SVSUB_HAVE_RX
 		err = run_live(&o, p);

@@ -104,6 +104,37 @@ static void json_end(struct svsub_proc *p)
 		p->out_err = -EIO;
 }
 
+/* A member as its type reads: integers, floats, true/false, a Timestamp as "S.NNNNNNNNN" (UTC). */
+static void json_member(struct svsub_proc *p, const struct sv_dataset *ds, const uint8_t *seqData, unsigned m)
+{
+	struct sv_da_value x;
+	char ts[48];
+
+	sv_dataset_member(ds, seqData, m, &x);
+	switch ((enum sv_da_type)x.type) {
+	case SV_DA_BOOLEAN:
+		sv_json_bool(&p->json, x.i != 0);
+		break;
+	case SV_DA_FLOAT32:
+	case SV_DA_FLOAT64:
+		sv_json_double(&p->json, x.f);
+		break;
+	case SV_DA_TIMESTAMP:
+		svsub_format_ts(x.t_ns, ts, sizeof(ts));
+		sv_json_string(&p->json, ts);
+		break;
+	case SV_DA_INT8U:
+	case SV_DA_INT16U:
+	case SV_DA_INT32U:
+	case SV_DA_QUALITY:
+		sv_json_uint(&p->json, x.u);
+		break;
+	default:
+		sv_json_int(&p->json, x.i);
+		break;
+	}
+}
+
 static void jsonl_asdus(struct svsub_proc *p, const struct svsub_frame *f, const struct sv_view *v)
 {
 	struct sv_json *j = &p->json;
@@ -115,7 +146,7 @@ static void jsonl_asdus(struct svsub_proc *p, const struct svsub_frame *f, const
 		 v->dst[4], v->dst[5]);
 	for (unsigned i = 0; i < v->noASDU; i++) {
 		const struct sv_asdu *a = &v->asdu[i];
-		unsigned nch = sv_asdu_nchannels(a);
+		const struct sv_dataset *ds = p->res[i].dataset;
 
 		sv_json_object_begin(j);
 		sv_json_kv_uint(j, "frame", f->index);
@@ -153,16 +184,18 @@ static void jsonl_asdus(struct svsub_proc *p, const struct svsub_frame *f, const
 			sv_json_kv_null(j, "smpMod");
 		kv_hex_or_null(p, "gmIdentity", (a->present & SV_HAS_GMIDENTITY) ? a->gmIdentity : NULL,
 			       SV_GMIDENTITY_LEN);
-		if (nch) {
+		if (ds) {
+			/* every member but the Quality ones, in order, then the Quality words */
 			sv_json_key(j, "values");
 			sv_json_array_begin(j);
-			for (unsigned c = 0; c < nch; c++)
-				sv_json_int(j, sv_asdu_value(a, c));
+			for (unsigned m = 0; m < ds->nmembers; m++)
+				if (ds->m[m].type != SV_DA_QUALITY)
+					json_member(p, ds, a->seqData, m);
 			sv_json_array_end(j);
 			sv_json_key(j, "quality");
 			sv_json_array_begin(j);
-			for (unsigned c = 0; c < nch; c++)
-				sv_json_uint(j, sv_asdu_quality(a, c));
+			for (unsigned k = 0; k < ds->nquality; k++)
+				sv_json_uint(j, sv_dataset_quality(ds, a->seqData, k));
 			sv_json_array_end(j);
 			sv_json_kv_null(j, "seqData");
 		} else {

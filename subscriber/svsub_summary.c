@@ -31,7 +31,7 @@ static bool latency_reported(const struct svsub_stream_stats *s)
 
 static void json_stream(struct sv_json *j, const struct svsub_stream_stats *s)
 {
-	unsigned nq = s->nchannels < SVSUB_TRACK_QCHANNELS ? s->nchannels : SVSUB_TRACK_QCHANNELS;
+	unsigned nq = s->nquality < SVSUB_TRACK_QCHANNELS ? s->nquality : SVSUB_TRACK_QCHANNELS;
 
 	sv_json_object_begin(j);
 	sv_json_kv_uint(j, "appid", s->appid);
@@ -68,11 +68,16 @@ static void json_stream(struct sv_json *j, const struct svsub_stream_stats *s)
 
 	sv_json_key(j, "quality");
 	sv_json_object_begin(j);
+	sv_json_kv_str(j, "dataset", s->dataset ? s->dataset->name : NULL);
+	sv_json_kv_str(j, "dataset_source", svsub_dataset_source_name(s->dataset_source));
+	sv_json_kv_uint(j, "samples_uninterpreted", s->samples_uninterpreted);
+	sv_json_kv_uint(j, "dataset_mismatch", s->dataset_mismatch);
 	sv_json_kv_uint(j, "samples_not_good", s->samples_not_good);
 	sv_json_key(j, "channels");
 	sv_json_array_begin(j);
 	for (unsigned c = 0; c < nq; c++) {
 		sv_json_object_begin(j);
+		sv_json_kv_str(j, "name", s->dataset->m[s->dataset->quality_member[c]].name);
 		for (unsigned k = 0; k < SVSUB_Q_KINDS; k++)
 			sv_json_kv_uint(j, qkind_name[k], s->quality[c][k]);
 		sv_json_object_end(j);
@@ -99,7 +104,27 @@ static void json_stream(struct sv_json *j, const struct svsub_stream_stats *s)
 		sv_stats_json(j, &s->latency);
 	else
 		sv_json_null(j);
-	sv_json_kv_uint(j, "latency_rejected", s->latency_rejected);
+	sv_json_key(j, "latency_outliers");
+	sv_json_object_begin(j);
+	sv_json_kv_uint(j, "count", s->latency_outliers);
+	if (s->latency_outliers) {
+		sv_json_kv_int(j, "max_ns", s->latency_outlier_max);
+		sv_json_kv_int(j, "first_rx_ns", s->latency_outlier_first_rx_ns);
+		sv_json_kv_int(j, "last_rx_ns", s->latency_outlier_last_rx_ns);
+	} else {
+		sv_json_kv_null(j, "max_ns");
+		sv_json_kv_null(j, "first_rx_ns");
+		sv_json_kv_null(j, "last_rx_ns");
+	}
+	sv_json_object_end(j);
+	sv_json_key(j, "latency_negative");
+	sv_json_object_begin(j);
+	sv_json_kv_uint(j, "count", s->latency_negative);
+	if (s->latency_negative)
+		sv_json_kv_int(j, "min_ns", s->latency_negative_min);
+	else
+		sv_json_kv_null(j, "min_ns");
+	sv_json_object_end(j);
 	sv_json_kv_uint(j, "latency_rate_unknown", s->latency_rate_unknown);
 	sv_json_kv_uint(j, "latency_no_sample_time", s->latency_no_sample_time);
 	sv_json_kv_bool(j, "host_clock_unsynchronised", s->host_unsync);
@@ -114,6 +139,7 @@ int svsub_summary_json_body(struct sv_json *j, struct svsub_proc *p)
 {
 	struct svsub_tracker *t = svsub_proc_tracker(p);
 	const uint64_t *errors = svsub_track_errors(t);
+	struct svsub_track_mem mem;
 	struct svsub_proc_counts n;
 
 	svsub_proc_counts(p, &n);
@@ -130,6 +156,16 @@ int svsub_summary_json_body(struct sv_json *j, struct svsub_proc *p)
 			sv_json_kv_uint(j, sv_codec_strerror(e), errors[e]);
 	sv_json_object_end(j);
 	sv_json_kv_uint(j, "streams_overflow", svsub_track_overflow(t));
+	svsub_track_memory(t, &mem);
+	sv_json_key(j, "stream_table");
+	sv_json_object_begin(j);
+	sv_json_kv_uint(j, "max_streams", mem.max_streams);
+	sv_json_kv_uint(j, "slot_bytes", mem.slot_bytes);
+	sv_json_kv_uint(j, "reserved_bytes", mem.reserved_bytes);
+	sv_json_kv_uint(j, "populated", mem.populated);
+	sv_json_kv_uint(j, "unpopulated", mem.unpopulated);
+	sv_json_kv_str(j, "populate_error", mem.populate_err ? strerror(-mem.populate_err) : NULL);
+	sv_json_object_end(j);
 	sv_json_key(j, "streams");
 	sv_json_array_begin(j);
 	for (unsigned i = 0; i < svsub_track_count(t); i++)
@@ -140,10 +176,17 @@ int svsub_summary_json_body(struct sv_json *j, struct svsub_proc *p)
 
 static void print_quality(FILE *f, const struct svsub_stream_stats *s)
 {
-	unsigned nq = s->nchannels < SVSUB_TRACK_QCHANNELS ? s->nchannels : SVSUB_TRACK_QCHANNELS;
+	unsigned nq = s->nquality < SVSUB_TRACK_QCHANNELS ? s->nquality : SVSUB_TRACK_QCHANNELS;
 	bool any = false;
 
-	fprintf(f, "  quality: %" PRIu64 " samples not good", s->samples_not_good);
+	if (!s->dataset) {
+		/* nothing is known of values and qualities: nothing is claimed */
+		fprintf(f, "  quality: not read, dataset %s (%" PRIu64 " samples; svsub -c: datasets)\n",
+			s->dataset_source == SVSUB_DS_NONE ? "declared none" : "unknown", s->samples_uninterpreted);
+		return;
+	}
+	fprintf(f, "  quality (dataset %s, %s): %" PRIu64 " samples not good", s->dataset->name,
+		svsub_dataset_source_name(s->dataset_source), s->samples_not_good);
 	for (unsigned c = 0; c < nq; c++) {
 		for (unsigned k = 0; k < SVSUB_Q_KINDS; k++) {
 			if (!s->quality[c][k])
@@ -152,6 +195,9 @@ static void print_quality(FILE *f, const struct svsub_stream_stats *s)
 			any = true;
 		}
 	}
+	if (s->samples_uninterpreted)
+		fprintf(f, "; %" PRIu64 " samples not read (%" PRIu64 " not of the dataset's %u octets)",
+			s->samples_uninterpreted, s->dataset_mismatch, s->dataset->len);
 	fputc('\n', f);
 }
 
@@ -205,16 +251,29 @@ int svsub_summary_print(FILE *f, struct svsub_proc *p, bool histograms)
 			sv_stats_summary_format(&sum, buf, sizeof(buf));
 			fprintf(f, "  latency (rx - Ts): %s\n", buf);
 		} else if (s->latency_possible) {
-			/* say which check failed: the host's own flag, impossible values, or both */
-			fprintf(f, "  latency: not reported, clock not synchronised:%s%s", s->host_unsync ?
-				" the host clock says it is not (adjtimex; --clock-trusted when publisher and "
-				"subscriber share it)" : "", s->host_unsync && s->latency_rejected ? ";" : "");
-			if (s->latency_rejected)
-				fprintf(f, " %" PRIu64 " samples with negative or absurd latency", s->latency_rejected);
+			/* say which evidence made the clock suspect: the host's own flag, impossible values, or both */
+			fprintf(f, "  latency: not reported, clock not synchronised:");
+			if (s->host_unsync)
+				fprintf(f, " the host clock says it is not (adjtimex; --clock-trusted when publisher "
+					"and subscriber share it);");
+			if (s->latency_negative)
+				fprintf(f, " %" PRIu64 " samples received before they were sampled (down to %.3f ms);",
+					s->latency_negative, (double)s->latency_negative_min / 1e6);
+			if (!s->host_unsync && !s->latency_negative && s->latency_outliers)
+				fprintf(f, " most samples (%" PRIu64 ") over --max-latency-ms;", s->latency_outliers);
 			fputc('\n', f);
 		} else {
 			fprintf(f, "  latency: n/a (smpSynch %u%s)\n", s->smpSynch,
 				s->smpSynch == SV_SMPSYNCH_GLOBAL ? ", sample rate unknown" : ", not globally synchronised");
+		}
+		if (s->latency_outliers) {
+			char t0[48], t1[48];
+
+			svsub_format_ts(s->latency_outlier_first_rx_ns, t0, sizeof(t0));
+			svsub_format_ts(s->latency_outlier_last_rx_ns, t1, sizeof(t1));
+			fprintf(f, "  latency outliers (over --max-latency-ms, not in the histogram): %" PRIu64
+				", largest %.3f ms, received from %s to %s\n",
+				s->latency_outliers, (double)s->latency_outlier_max / 1e6, t0, t1);
 		}
 		if (s->latency_possible && (s->latency_rate_unknown || s->latency_no_sample_time))
 			fprintf(f, "  latency: none for %" PRIu64 " samples before the rate was known (smpRate absent, "

@@ -6,17 +6,30 @@
  *     "frames": N, "sv_frames": N, "malformed_frames": N, "non_sv_frames": N, "truncated_frames": N,
  *     "errors": { "<error name>": N, ... },                  malformed frames by sv_codec_strerror() name
  *     "streams_overflow": N,
+ *     "stream_table": { "max_streams", "slot_bytes", "reserved_bytes" (address space), "populated" (slots mapped
+ *                       ahead of use, live), "unpopulated" (streams whose slot was not: their first frames
+ *                       page-faulted), "populate_error" (why the helper stopped mapping ahead, or null) },
  *     "streams": [ { "appid", "svID", "frames", "samples", "lost", "duplicates", "out_of_order", "resets",
  *                    "confrev_changes", "smpsynch_changes", "simulated", "errors", "confRev", "smpSynch",
  *                    "smpRate", "sample_rate", "wrap", "wrap_source", "wrap_violations", "asdus_per_frame",
  *                    "first_smpCnt", "last_smpCnt", "duration_s", "frame_rate",
- *                    "quality": { "samples_not_good", "channels": [ {invalid, questionable, test, derived} ] },
+ *                    "quality": { "dataset": name | null, "dataset_source": "assumed" | "declared" | "unknown" |
+ *                                 "none", "samples_uninterpreted", "dataset_mismatch", "samples_not_good",
+ *                                 "channels": [ {name, invalid, questionable, test, derived} ] },
  *                    "prp": { "lan_a_frames", "lan_b_frames", "lan_a_discarded", "lan_b_discarded" } | null,
  *                    "interarrival_ns": {count,min,p50,p99,p999,p9999,max,...},
- *                    "latency_ns": {...} | null, "latency_rejected": N, "clock_synchronised": bool | null
+ *                    "latency_ns": {...} | null,
+ *                    "latency_outliers": { "count", "max_ns", "first_rx_ns", "last_rx_ns" },
+ *                    "latency_negative": { "count", "min_ns" },
+ *                    "latency_rate_unknown", "latency_no_sample_time", "host_clock_unsynchronised",
+ *                    "clock_synchronised": bool | null
  *                  } ] }
- * latency_ns is null when the stream is not synchronised (smpSynch != 2 or rate unknown) or its clock failed
- * the sanity checks (svsub_track.h); clock_synchronised is null when no latency could be computed.
+ * latency_ns is null when the stream is not synchronised (smpSynch != 2 or rate unknown) or there is evidence
+ * against its clock (svsub_track.h); clock_synchronised is null when no latency could be computed. Outliers
+ * (over --max-latency-ms) and latencies negative beyond the tolerance are counted apart, never in latency_ns;
+ * the *_rx_ns times are on the receive clock (source.rx_clock). max_ns/first_rx_ns/last_rx_ns and min_ns are
+ * null when their count is 0. quality.channels has one entry per Quality member of the dataset (up to 16),
+ * none when the dataset is unknown (svsub_track.h: nothing is claimed about data of an unknown layout).
  */
 #ifndef SVSUB_SUMMARY_H
 #define SVSUB_SUMMARY_H

@@ -3,8 +3,13 @@
 #include "svsub_track.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sv_clock.h"
 #include "sv_dataset.h"
@@ -25,6 +30,7 @@ struct stream {
 	bool started;
 	bool have_prev;		/* confRev/smpSynch seen */
 	bool prp_seen;		/* a sample came with a PRP LAN; until then rx_lan[] is all zero and untouched */
+	const struct svsub_dataset_rule *rule; /* the declared dataset that matched it, or NULL */
 	/* a run of consecutive samples behind the head (counter restart candidate) */
 	uint32_t run_next;
 	uint32_t run_len;
@@ -39,13 +45,36 @@ struct svsub_tracker {
 	struct svsub_track_cfg cfg;
 	uint32_t cap;		/* slots, power of two >= 2 * max_streams */
 	int32_t *slot;		/* index into streams[], -1 empty */
-	struct stream *streams;
-	uint32_t nstreams;
+	struct stream *streams;	/* max_streams slots of address space, used in order of the streams' arrival */
+	size_t streams_bytes;
+	uint32_t nstreams;	/* written by the receive thread only; the populator reads it (atomic) */
+	uint32_t populated;	/* slots [0, populated) mapped writable (cfg.prefault); atomic */
+	uint64_t unpopulated;	/* streams created in a slot not populated yet (their first frames fault) */
+	int populate_err;	/* why the populator stopped (-errno), 0 */
+	bool populator_on;
+	bool populator_stop;	/* atomic */
+	pthread_t populator;
 	uint64_t frames;
 	uint64_t overflow;
 	uint64_t errors[SV_E__COUNT];
 	uint64_t *appid_errors;	/* malformed frames per APPID (65536 counters), O(1) per error */
+	const struct sv_dataset *ds_92le; /* assumed for 64-octet seqData without a declaration */
 };
+
+const char *svsub_dataset_source_name(enum svsub_dataset_source s)
+{
+	switch (s) {
+	case SVSUB_DS_UNKNOWN:
+		return "unknown";
+	case SVSUB_DS_ASSUMED:
+		return "assumed";
+	case SVSUB_DS_DECLARED:
+		return "declared";
+	case SVSUB_DS_NONE:
+		return "none";
+	}
+	return "?";
+}
 
 const char *svsub_wrap_source_name(enum svsub_wrap_source s)
 {
@@ -75,6 +104,69 @@ static inline void bit_put(uint64_t *b, uint32_t i, bool on)
 		b[i >> 6] &= ~(1ull << (i & 63));
 }
 
+/*
+ * No page fault on the per-packet path (docs/decisions.md, prefault): the first slots are written at creation;
+ * beyond, a thread of the lowest class keeps SVSUB_TRACK_POPULATE_AHEAD slots past the last stream mapped, with
+ * MADV_POPULATE_WRITE, which maps pages without writing them (so it may run while the receive thread writes the
+ * slots it uses). It runs in the receive thread's idle time; a burst of new streams faster than it only costs
+ * faults (counted in unpopulated), never a wrong count.
+ */
+static int populate(struct svsub_tracker *t, uint32_t from, uint32_t to)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t a = (size_t)from * sizeof(struct stream) / page * page;
+	size_t b = ((size_t)to * sizeof(struct stream) + page - 1) / page * page;
+
+	if (b > t->streams_bytes)
+		b = t->streams_bytes;
+	return madvise((char *)t->streams + a, b - a, MADV_POPULATE_WRITE) ? -errno : 0;
+}
+
+static void *populator(void *arg)
+{
+	struct svsub_tracker *t = arg;
+	struct sched_param sp = { 0 };
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	/* below the receive thread whatever its class (svsub runs SCHED_FIFO): only its idle time */
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	while (!__atomic_load_n(&t->populator_stop, __ATOMIC_RELAXED)) {
+		uint32_t used = __atomic_load_n(&t->nstreams, __ATOMIC_RELAXED);
+		uint32_t want = used + SVSUB_TRACK_POPULATE_AHEAD < t->cfg.max_streams ? used + SVSUB_TRACK_POPULATE_AHEAD
+											: t->cfg.max_streams;
+		uint32_t have = __atomic_load_n(&t->populated, __ATOMIC_RELAXED);
+
+		if (want > have) {
+			int err = populate(t, have, want);
+
+			if (err) {
+				__atomic_store_n(&t->populate_err, err, __ATOMIC_RELAXED);
+				break;
+			}
+			__atomic_store_n(&t->populated, want, __ATOMIC_RELAXED);
+		}
+		nanosleep(&tick, NULL);
+	}
+	return NULL;
+}
+
+static void populate_start(struct svsub_tracker *t)
+{
+	uint32_t first = t->cfg.max_streams < SVSUB_TRACK_PREFAULT_STREAMS ? t->cfg.max_streams
+									  : SVSUB_TRACK_PREFAULT_STREAMS;
+
+	sv_prefault(t->streams, (size_t)first * sizeof(struct stream));
+	sv_prefault(t->appid_errors, 65536 * sizeof(*t->appid_errors));
+	t->populated = first;
+	if (first < t->cfg.max_streams) {
+		int err = pthread_create(&t->populator, NULL, populator, t);
+
+		if (err)
+			t->populate_err = -err;
+		t->populator_on = !err;
+	}
+}
+
 int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg *cfg)
 {
 	struct svsub_tracker *t;
@@ -97,7 +189,8 @@ int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg 
 	/* A wrap of 1 (every smpCnt 0) leaves no position ahead of the head: refused like svsub refuses it. */
 	if (t->cfg.max_streams > (1u << 20) || t->cfg.wrap > SMPCNT_SPACE || t->cfg.wrap == 1 ||
 	    t->cfg.reorder_window > SMPCNT_SPACE || t->cfg.ahead_ns < 0 ||
-	    t->cfg.ahead_ns >= SV_NSEC_PER_SEC || t->cfg.max_latency_ns < 0) {
+	    t->cfg.ahead_ns >= SV_NSEC_PER_SEC || t->cfg.max_latency_ns < 0 || t->cfg.clock_tolerance_ns < 0 ||
+	    (t->cfg.ndatasets && !t->cfg.datasets)) {
 		free(t);
 		return -EINVAL;
 	}
@@ -105,21 +198,26 @@ int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg 
 	while (t->cap < 2 * t->cfg.max_streams)
 		t->cap <<= 1;
 	t->slot = malloc(t->cap * sizeof(*t->slot));
-	/* calloc: the bitmaps and histogram buckets of unused streams stay untouched zero pages */
-	t->streams = calloc(t->cfg.max_streams, sizeof(*t->streams));
 	t->appid_errors = calloc(65536, sizeof(*t->appid_errors));
+	/* Address space only: the slots of streams that never come stay unmapped, whatever max_streams is
+	 * (NORESERVE: not charged to the commit limit until written; vm.overcommit_memory 2 charges it). */
+	t->streams_bytes = svsub_track_table_bytes(t->cfg.max_streams);
+	t->streams = mmap(NULL, t->streams_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			  -1, 0);
+	if (t->streams == MAP_FAILED)
+		t->streams = NULL;
 	if (!t->slot || !t->streams || !t->appid_errors) {
 		free(t->slot);
-		free(t->streams);
+		if (t->streams)
+			munmap(t->streams, t->streams_bytes);
 		free(t->appid_errors);
 		free(t);
 		return -ENOMEM;
 	}
 	memset(t->slot, 0xff, t->cap * sizeof(*t->slot));
-	if (t->cfg.prefault) {
-		sv_prefault(t->streams, t->cfg.max_streams * sizeof(*t->streams));
-		sv_prefault(t->appid_errors, 65536 * sizeof(*t->appid_errors));
-	}
+	t->ds_92le = sv_dataset_92le();
+	if (t->cfg.prefault)
+		populate_start(t);
 	*out = t;
 	return 0;
 }
@@ -128,10 +226,31 @@ void svsub_track_destroy(struct svsub_tracker *t)
 {
 	if (!t)
 		return;
+	if (t->populator_on) {
+		__atomic_store_n(&t->populator_stop, true, __ATOMIC_RELAXED);
+		pthread_join(t->populator, NULL);
+	}
 	free(t->slot);
-	free(t->streams);
+	munmap(t->streams, t->streams_bytes);
 	free(t->appid_errors);
 	free(t);
+}
+
+size_t svsub_track_table_bytes(uint32_t max_streams)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return ((size_t)max_streams * sizeof(struct stream) + page - 1) / page * page;
+}
+
+void svsub_track_memory(const struct svsub_tracker *t, struct svsub_track_mem *m)
+{
+	m->max_streams = t->cfg.max_streams;
+	m->slot_bytes = sizeof(struct stream);
+	m->reserved_bytes = t->streams_bytes;
+	m->populated = __atomic_load_n(&t->populated, __ATOMIC_RELAXED);
+	m->unpopulated = t->unpopulated;
+	m->populate_err = __atomic_load_n(&t->populate_err, __ATOMIC_RELAXED);
 }
 
 static uint32_t key_hash(uint16_t appid, const uint8_t *id, uint16_t len)
@@ -144,6 +263,25 @@ static uint32_t key_hash(uint16_t appid, const uint8_t *id, uint16_t len)
 		h *= 16777619u;
 	}
 	return h;
+}
+
+/* The first declared dataset that matches a new stream (once per stream, not per frame). */
+static void stream_declared_dataset(const struct svsub_tracker *t, struct stream *st)
+{
+	struct svsub_stream_stats *s = &st->s;
+
+	for (unsigned i = 0; i < t->cfg.ndatasets; i++) {
+		const struct svsub_dataset_rule *r = &t->cfg.datasets[i];
+
+		if ((r->appid >= 0 && r->appid != s->appid) || (r->svID[0] && strcmp(r->svID, s->svID)))
+			continue;
+		st->rule = r;
+		s->dataset = r->none ? NULL : &r->ds;
+		s->dataset_source = r->none ? SVSUB_DS_NONE : SVSUB_DS_DECLARED;
+		s->nquality = r->none ? 0 : (uint16_t)(r->ds.nquality < SVSUB_TRACK_QCHANNELS ? r->ds.nquality
+											   : SVSUB_TRACK_QCHANNELS);
+		return;
+	}
 }
 
 /* Returns the stream index, creating it; -1 when the table is full. */
@@ -169,10 +307,13 @@ static int stream_lookup(struct svsub_tracker *t, uint16_t appid, const uint8_t 
 			s->wrap = t->cfg.wrap ? t->cfg.wrap : SMPCNT_SPACE;
 			s->wrap_source = t->cfg.wrap ? SVSUB_WRAP_CONFIGURED : SVSUB_WRAP_DEFAULT;
 			st->errors_base = t->appid_errors[appid];
+			stream_declared_dataset(t, st);
 			sv_stats_init(&s->latency);
 			sv_stats_init(&s->interarrival);
+			t->unpopulated += t->cfg.prefault && t->nstreams >= __atomic_load_n(&t->populated, __ATOMIC_RELAXED);
 			t->slot[i] = (int32_t)t->nstreams;
-			return (int)t->nstreams++;
+			__atomic_store_n(&t->nstreams, t->nstreams + 1, __ATOMIC_RELAXED);
+			return (int)t->nstreams - 1;
 		}
 		struct svsub_stream_stats *s = &t->streams[k].s;
 
@@ -407,30 +548,65 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 	return verdict;
 }
 
-static void stream_quality(struct svsub_stream_stats *s, const struct sv_asdu *a)
+/* How a sample's seqData reads: the stream's declared dataset, else 9-2LE for 64 octets; NULL: not at all. */
+static const struct sv_dataset *sample_dataset(const struct svsub_tracker *t, const struct stream *st,
+					       const struct sv_asdu *a)
 {
-	unsigned n = sv_asdu_nchannels(a);
+	if (st && st->rule)
+		return st->rule->none || !sv_dataset_fits(&st->rule->ds, a->seqData_len) ? NULL : &st->rule->ds;
+	return a->seqData_len == SV_92LE_SEQDATA_LEN ? t->ds_92le : NULL;
+}
+
+static void stream_quality(struct svsub_tracker *t, struct stream *st, const struct sv_asdu *a,
+			   struct svsub_sample_result *r)
+{
+	struct svsub_stream_stats *s = &st->s;
+	const struct sv_dataset *ds = sample_dataset(t, st, a);
+	uint32_t all;
 	bool bad = false;
 
-	s->nchannels = (uint16_t)n;
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t q = sv_asdu_quality(a, i);
+	r->dataset = ds;
+	if (!ds) {
+		/* nothing claimed about data of an unknown layout */
+		s->samples_uninterpreted++;
+		s->dataset_mismatch += st->rule && !st->rule->none;
+		return;
+	}
+	if (!st->rule && s->dataset_source != SVSUB_DS_ASSUMED) {
+		s->dataset = ds;
+		s->dataset_source = SVSUB_DS_ASSUMED;
+		s->nquality = ds->nquality;
+	}
+	/* Every member good, not test, not derived counts nothing: one pass, no counter touched. */
+	all = sv_dataset_quality_or(ds, a->seqData);
+	r->quality = all;
+	if (!(all & (SV_Q_VALIDITY_MASK | SV_Q_TEST | SV_Q_DERIVED)))
+		return;
+	for (unsigned k = 0; k < ds->nquality; k++) {
+		uint32_t q = sv_dataset_quality(ds, a->seqData, k);
 		enum sv_validity val;
 
-		/* A good, non-test, non-derived channel counts nothing: skip the counters' cache lines. */
 		if (!(q & (SV_Q_VALIDITY_MASK | SV_Q_TEST | SV_Q_DERIVED)))
 			continue;
 		val = sv_quality_validity(q);
 		if (val != SV_VALIDITY_GOOD)
 			bad = true;
-		if (i >= SVSUB_TRACK_QCHANNELS)
+		if (k >= SVSUB_TRACK_QCHANNELS)
 			continue;
-		s->quality[i][SVSUB_Q_INVALID] += val == SV_VALIDITY_INVALID;
-		s->quality[i][SVSUB_Q_QUESTIONABLE] += val == SV_VALIDITY_QUESTIONABLE;
-		s->quality[i][SVSUB_Q_TEST] += !!(q & SV_Q_TEST);
-		s->quality[i][SVSUB_Q_DERIVED] += !!(q & SV_Q_DERIVED);
+		s->quality[k][SVSUB_Q_INVALID] += val == SV_VALIDITY_INVALID;
+		s->quality[k][SVSUB_Q_QUESTIONABLE] += val == SV_VALIDITY_QUESTIONABLE;
+		s->quality[k][SVSUB_Q_TEST] += !!(q & SV_Q_TEST);
+		s->quality[k][SVSUB_Q_DERIVED] += !!(q & SV_Q_DERIVED);
 	}
 	s->samples_not_good += bad;
+}
+
+bool svsub_track_clock_verdict(const struct svsub_stream_stats *s)
+{
+	uint64_t with_latency = s->latency.count + s->latency.negative + s->latency_outliers + s->latency_negative;
+
+	return s->latency_possible && !s->host_unsync && !s->latency_negative &&
+	       s->latency_outliers * 2 <= with_latency;
 }
 
 static void stream_latency(struct svsub_tracker *t, struct stream *st, uint32_t c, int64_t t_rx_ns,
@@ -450,25 +626,27 @@ static void stream_latency(struct svsub_tracker *t, struct stream *st, uint32_t 
 		s->latency_no_sample_time++;
 		return;
 	}
-	if (!s->latency_possible) {
-		s->latency_possible = true;
-		s->clock_synchronised = !t->cfg.host_unsync;
-	}
+	s->latency_possible = true;
 	s->host_unsync |= t->cfg.host_unsync;
-	if (ts.latency_ns < 0 || ts.latency_ns > t->cfg.max_latency_ns) {
-		s->latency_rejected++;
-		if (ts.latency_ns < s->latency_rejected_min)
-			s->latency_rejected_min = ts.latency_ns;
-		if (ts.latency_ns > s->latency_rejected_max)
-			s->latency_rejected_max = ts.latency_ns;
-		s->clock_synchronised = false;
+	if (ts.latency_ns > t->cfg.max_latency_ns) {
+		/* really that late, or a clock: svsub_track_clock_verdict() weighs them against the rest */
+		if (!s->latency_outliers++)
+			s->latency_outlier_first_rx_ns = t_rx_ns;
+		s->latency_outlier_last_rx_ns = t_rx_ns;
+		if (ts.latency_ns > s->latency_outlier_max)
+			s->latency_outlier_max = ts.latency_ns;
 		return;
 	}
-	if (t->cfg.host_unsync)
-		s->clock_synchronised = false;
+	if (ts.latency_ns < -t->cfg.clock_tolerance_ns) {
+		/* received before it was sampled: only a clock explains that */
+		s->latency_negative++;
+		if (ts.latency_ns < s->latency_negative_min)
+			s->latency_negative_min = ts.latency_ns;
+		return;
+	}
 	sv_stats_add(&s->latency, ts.latency_ns);
 	if (res) {
-		res->has_latency = s->clock_synchronised;
+		res->has_latency = !s->host_unsync && !s->latency_negative;
 		res->latency_ns = ts.latency_ns;
 	}
 }
@@ -499,9 +677,11 @@ int svsub_track_frame(struct svsub_tracker *t, const struct sv_view *v, int64_t 
 		r->stream = k;
 		r->has_latency = false;
 		r->latency_ns = 0;
+		r->quality = 0;
 		if (k < 0) {
 			t->overflow++;
 			r->verdict = SVSUB_SAMPLE_IGNORED;
+			r->dataset = sample_dataset(t, NULL, a); /* read as an undeclared stream's would be */
 			continue;
 		}
 		accounted++;
@@ -528,8 +708,10 @@ int svsub_track_frame(struct svsub_tracker *t, const struct sv_view *v, int64_t 
 		s->smpSynch = a->smpSynch;
 
 		r->verdict = (uint8_t)stream_sample(t, st, a->smpCnt, t_rx_ns, lan);
-		if (r->verdict == SVSUB_SAMPLE_PRP_COPY)
+		if (r->verdict == SVSUB_SAMPLE_PRP_COPY) {
+			r->dataset = sample_dataset(t, st, a);
 			continue;
+		}
 		/* Frame-level counts go with the first non-redundant sample of the stream in this frame. */
 		if (st->last_counted != t->frames) {
 			st->last_counted = t->frames;
@@ -544,7 +726,7 @@ int svsub_track_frame(struct svsub_tracker *t, const struct sv_view *v, int64_t 
 		}
 		s->c.samples++;
 		s->last_smpCnt = a->smpCnt;
-		stream_quality(s, a);
+		stream_quality(t, st, a, r);
 		stream_latency(t, st, a->smpCnt, t_rx_ns, r);
 	}
 	return accounted;
@@ -571,6 +753,7 @@ const struct svsub_stream_stats *svsub_track_stream(struct svsub_tracker *t, uns
 		return NULL;
 	st = &t->streams[i];
 	st->s.c.errors = t->appid_errors[st->s.appid] - st->errors_base;
+	st->s.clock_synchronised = svsub_track_clock_verdict(&st->s);
 	return &st->s;
 }
 

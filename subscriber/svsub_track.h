@@ -49,14 +49,33 @@
  * discarded and counted in prp_discarded[lan], not as a duplicate. Received frames per LAN are counted
  * in prp_frames[lan].
  *
+ * Dataset (how seqData's values and qualities read, sv_dataset.h): a stream takes the first of
+ * cfg.datasets whose APPID and svID match it when it is first seen (declared; a rule may also say "none").
+ * Without one, a seqData of the 9-2LE length (64 octets) is read as 9-2LE PhsMeas1 (assumed), any other
+ * is unknown: its values and qualities are not read, the sample is counted in samples_uninterpreted, and
+ * nothing is claimed about its quality. A declared dataset reads only samples of its length (else
+ * samples_uninterpreted and dataset_mismatch). Quality counters go per Quality member.
+ *
  * Latency (DESIGN.md "Ts"): for a sample of a stream with smpSynch = 2 and a known rate, Ts is
- * second + smpCnt/rate (sv_sample_align(), cfg.ahead_ns), and latency = t_rx - Ts. It is valid only if
- * t_rx is on a synchronised TAI/UTC clock; the tracker checks what it can: a negative latency, or one
- * above cfg.max_latency_ns (default 500 ms: larger values alias a receiver clock ahead of the publisher
- * by less than a second), is counted in latency_rejected and marks the stream's clock as not
- * synchronised (clock_synchronised = false); so does cfg.host_unsync (adjtimex STA_UNSYNC; host_unsync
- * says it was that). Rejected samples do not enter the histogram. Samples of a smpSynch 2 stream that get
- * no latency at all are counted by why: latency_rate_unknown (rate not known yet), latency_no_sample_time.
+ * second + smpCnt/rate (sv_sample_align(), cfg.ahead_ns), and latency = t_rx - Ts. Each latency L is:
+ *   - an outlier when L > cfg.max_latency_ns (default 500 ms): a frame that really was that late (a
+ *     publisher starved for 0.7 s) or a receiver clock off by more than that; counted in latency_outliers
+ *     with the largest and the receive times of the first and the last, not put in the histogram;
+ *   - negative beyond the tolerance when L < -cfg.clock_tolerance_ns: received before it was sampled,
+ *     which only a clock can explain; counted in latency_negative (most negative kept), not put in the
+ *     histogram;
+ *   - else put in the latency histogram (a small negative within the tolerance goes to its `negative`).
+ * The stream's clock is declared not synchronised (clock_synchronised = false) on evidence about the clock
+ * only, svsub_track_clock_verdict():
+ *   1. a latency was computed while cfg.host_unsync said so (adjtimex STA_UNSYNC without --clock-trusted;
+ *      host_unsync records it), or
+ *   2. some latency was negative beyond the tolerance, or
+ *   3. outliers are more than half of the samples that got a latency: a clock ahead or behind by more than
+ *      max_latency shifts every sample, a starved publisher only those it held back.
+ * A few late frames therefore keep the stream's latency: they are outliers, the rest stay in the histogram.
+ * The per-sample has_latency of svsub_track_frame() applies rules 1 and 2 as known so far (rule 3 is a
+ * judgement on the whole run). Samples of a smpSynch 2 stream that get no latency at all are counted by
+ * why: latency_rate_unknown (rate not known yet), latency_no_sample_time.
  *
  * Not thread-safe: one tracker per receive thread.
  */
@@ -64,16 +83,37 @@
 #define SVSUB_TRACK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sv_codec.h"
+#include "sv_dataset.h"
 #include "sv_stats.h"
 
 #define SVSUB_TRACK_MAX_STREAMS_DEFAULT 256
 #define SVSUB_TRACK_RESYNC_RUN_DEFAULT 8
 #define SVSUB_TRACK_MAX_LATENCY_DEFAULT_NS 500000000LL
-/* Quality is summarised per channel for the first channels of seqData (9-2LE has 8, F14400S6I4U4 8). */
+/* Quality is summarised per Quality member of the dataset, for the first 16 (9-2LE has 8). */
 #define SVSUB_TRACK_QCHANNELS 16
+
+/* A dataset declared for the streams it matches (svsub's `datasets:`); the first rule that matches a stream
+ * when it is first seen applies to it. */
+struct svsub_dataset_rule {
+	int32_t appid;		      /* -1: any */
+	char svID[SV_MAX_ID_LEN + 1]; /* "": any */
+	bool none;		      /* never interpret the stream's seqData (not even as 9-2LE) */
+	struct sv_dataset ds;	      /* unless none */
+};
+
+enum svsub_dataset_source {
+	SVSUB_DS_UNKNOWN = 0, /* not declared, and no sample of the 9-2LE length: not interpreted */
+	SVSUB_DS_ASSUMED,     /* not declared; 64-octet samples read as 9-2LE PhsMeas1 */
+	SVSUB_DS_DECLARED,    /* a rule's dataset */
+	SVSUB_DS_NONE,	      /* a rule said not to interpret it */
+};
+
+/* "unknown", "assumed", "declared", "none". */
+const char *svsub_dataset_source_name(enum svsub_dataset_source s);
 
 struct svsub_track_cfg {
 	uint32_t max_streams;	  /* table capacity, 0: SVSUB_TRACK_MAX_STREAMS_DEFAULT */
@@ -81,14 +121,36 @@ struct svsub_track_cfg {
 	uint32_t wrap;		  /* force the smpCnt wrap (1..65536), 0: stated / learned */
 	uint32_t reorder_window;  /* R in samples, 0: W/2 */
 	uint32_t resync_run;	  /* consecutive samples confirming a counter restart, 0: 8 */
-	int64_t max_latency_ns;	  /* larger latencies mark the clock unsynchronised, 0: 500 ms */
+	int64_t max_latency_ns;	  /* larger latencies are outliers, 0: 500 ms */
+	int64_t clock_tolerance_ns; /* negative latencies down to -this are clock granularity; 0: none */
 	int64_t ahead_ns;	  /* sv_sample_align's @ahead_ns, 0: SV_SAMPLE_AHEAD_NS_DEFAULT */
 	bool host_unsync;	  /* the receive clock is known unsynchronised (adjtimex) */
 	bool no_prp_discard;	  /* count PRP copies as duplicates instead of discarding them */
-	bool prefault;		  /* touch the whole table at create (live receivers): no page fault on the
-				   * per-packet path when a stream appears or its histograms reach a new range,
-				   * for max_streams x ~85 KiB resident */
+	const struct svsub_dataset_rule *datasets; /* declared datasets (must outlive the tracker), or NULL */
+	unsigned ndatasets;
+	bool prefault;		  /* live receivers: no page fault on the per-packet path when a stream appears
+				   * or its histograms reach a new range: the first SVSUB_TRACK_PREFAULT_STREAMS
+				   * slots are written at create, and a helper thread keeps
+				   * SVSUB_TRACK_POPULATE_AHEAD slots mapped past the streams in use (~85 KiB each) */
 };
+
+/* The stream table is max_streams slots of address space (MAP_NORESERVE), memory only where streams came. */
+#define SVSUB_TRACK_PREFAULT_STREAMS 256
+#define SVSUB_TRACK_POPULATE_AHEAD 64
+
+/* Address space of a table of @max_streams slots (what svsub_track_create() reserves). */
+size_t svsub_track_table_bytes(uint32_t max_streams);
+
+struct svsub_track_mem {
+	uint32_t max_streams;
+	size_t slot_bytes;	/* one stream slot */
+	size_t reserved_bytes;	/* address space of the table */
+	uint32_t populated;	/* slots mapped ahead of use (cfg.prefault) */
+	uint64_t unpopulated;	/* streams created in a slot that was not (their first frames page-faulted) */
+	int populate_err;	/* -errno when the helper could not map (no MADV_POPULATE_WRITE: Linux < 5.14) */
+};
+struct svsub_tracker;
+void svsub_track_memory(const struct svsub_tracker *t, struct svsub_track_mem *m);
 
 enum svsub_wrap_source {
 	SVSUB_WRAP_DEFAULT = 0, /* 65536 until learned */
@@ -130,9 +192,14 @@ struct svsub_stream_stats {
 	uint64_t confrev_changes;
 	uint64_t smpsynch_changes;
 	uint64_t simulated;	      /* frames with Reserved1 S bit (IEC 61850-9-2 Ed 2 §5.3.3.4) */
-	uint64_t samples_not_good;    /* samples with any channel's quality not good (validity != 0) */
-	uint64_t quality[SVSUB_TRACK_QCHANNELS][SVSUB_Q_KINDS]; /* per channel, samples with the flag */
-	uint16_t nchannels;	      /* INT32+q pairs in the last sample's seqData (0: other layout) */
+	uint64_t samples_not_good;    /* samples with any Quality member not good (validity != 0) */
+	uint64_t quality[SVSUB_TRACK_QCHANNELS][SVSUB_Q_KINDS]; /* per Quality member, samples with the flag */
+	const struct sv_dataset *dataset; /* how seqData is read (NULL: it is not) */
+	uint8_t dataset_source;	      /* enum svsub_dataset_source */
+	uint16_t nquality;	      /* Quality members of @dataset summarised in quality[] */
+	uint64_t samples_uninterpreted; /* samples whose values and qualities were not read: no dataset known
+					 * for them, or a seqData length other than the dataset's */
+	uint64_t dataset_mismatch;    /* of those, samples of a declared dataset with another length */
 	uint64_t prp_frames[2];	      /* frames per LAN A/B that carried a PRP trailer */
 	uint64_t prp_discarded[2];    /* redundant copies discarded, by the LAN they came from */
 	uint32_t confRev;	      /* last seen */
@@ -146,15 +213,18 @@ struct svsub_stream_stats {
 	uint16_t first_smpCnt, last_smpCnt;
 	int64_t first_rx_ns, last_rx_ns;
 	bool latency_possible;	      /* some sample had smpSynch 2 and a known rate */
-	bool clock_synchronised;      /* latency_possible and no sanity check failed */
-	uint64_t latency_rejected;    /* negative or above max_latency_ns */
+	bool clock_synchronised;      /* latency_possible and no evidence against the clock (see above) */
+	uint64_t latency_outliers;    /* latencies above max_latency_ns (not in the histogram) */
+	int64_t latency_outlier_max;  /* the largest outlier (0 if none) */
+	int64_t latency_outlier_first_rx_ns, latency_outlier_last_rx_ns; /* receive times of the first and
+								  * last outliers (0 if none) */
+	uint64_t latency_negative;    /* latencies below -clock_tolerance_ns (not in the histogram) */
+	int64_t latency_negative_min; /* the most negative of them (0 if none) */
 	uint64_t latency_rate_unknown; /* smpSynch 2 samples without a latency: the rate was not known yet
 					* (smpRate absent and the smpCnt wrap not learned yet) */
 	uint64_t latency_no_sample_time; /* smpSynch 2 samples whose smpCnt is >= the rate: no sample time */
 	bool host_unsync;	      /* latencies computed while cfg.host_unsync said the host clock is not
 				       * synchronised (one reason for clock_synchronised = false) */
-	int64_t latency_rejected_min; /* most negative rejected (0 if none) */
-	int64_t latency_rejected_max; /* largest rejected (0 if none) */
 	struct sv_stats latency;      /* t_rx - Ts, ns, accepted samples */
 	struct sv_stats interarrival; /* t_rx difference between frames carrying the stream, ns */
 };
@@ -165,8 +235,10 @@ struct svsub_tracker;
 struct svsub_sample_result {
 	int stream;	     /* index for svsub_track_stream(), -1 when ignored */
 	uint8_t verdict;     /* enum svsub_sample_verdict */
-	bool has_latency;    /* latency_ns is valid (and passed the sanity checks) */
+	bool has_latency;    /* latency_ns is valid: within the limits, and no evidence against the clock yet */
 	int64_t latency_ns;
+	const struct sv_dataset *dataset; /* how the ASDU's seqData reads (it fits), NULL: not interpreted */
+	uint32_t quality;    /* OR of the sample's Quality members; 0 when it has none or is not interpreted */
 };
 
 /* Allocates the table. Returns 0, -EINVAL (bad cfg) or -ENOMEM. @cfg may be NULL (defaults). */
@@ -191,9 +263,11 @@ void svsub_track_error(struct svsub_tracker *t, int err, int appid);
 
 /* Number of streams, in order of first appearance. */
 unsigned svsub_track_count(const struct svsub_tracker *t);
-/* Stream @i (NULL past the end). The pointer stays valid until svsub_track_destroy(); its errors count is
- * brought up to date by this call. */
+/* Stream @i (NULL past the end). The pointer stays valid until svsub_track_destroy(); its errors count and
+ * clock_synchronised are brought up to date by this call. */
 const struct svsub_stream_stats *svsub_track_stream(struct svsub_tracker *t, unsigned i);
+/* The clock verdict on a stream's latencies so far (rules 1-3 above): false also when none was computed. */
+bool svsub_track_clock_verdict(const struct svsub_stream_stats *s);
 /* Rate of the stream for sample-time arithmetic and outage lengths: stated (smpRate), else the configured or
  * learned wrap (a synchronised smpCnt counts the samples of the second); 0 unknown. */
 uint32_t svsub_stream_rate(const struct svsub_stream_stats *s);

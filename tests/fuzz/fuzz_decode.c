@@ -3,13 +3,17 @@
  * libFuzzer target for the SV decoder. Properties checked beyond "no crash, no UB":
  *  - a failed decode names a known error and an offset inside (or just past) the frame;
  *  - a decoded view only points inside the input, and reading every field and value stays inside it;
- *  - decode -> encode -> decode gives the same view (the encoder writes what the decoder read).
+ *  - decode -> encode -> decode gives the same view (the encoder writes what the decoder read);
+ *  - a dataset description that fits seqData (9-2LE, and one whose member types the first octets choose)
+ *    reads every member inside seqData: it is copied to a buffer of exactly its length first, so that an
+ *    offset past it is an ASan report.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sv_codec.h"
+#include "sv_dataset.h"
 
 static struct sv_view v1, v2;
 static uint8_t out[16384];
@@ -18,6 +22,51 @@ static void check_inside(const uint8_t *p, size_t n, const uint8_t *base, size_t
 {
 	if (n && (p < base || p + n > base + len))
 		abort();
+}
+
+static uint64_t read_all(const struct sv_dataset *ds, const uint8_t *seq)
+{
+	struct sv_da_value v;
+	uint64_t sum = 0; /* unsigned: a sink that may wrap */
+	double d = 0;
+
+	for (unsigned m = 0; m < ds->nmembers; m++) {
+		sv_dataset_member(ds, seq, m, &v);
+		sum += v.u;
+	}
+	for (unsigned c = 0; c < ds->nvalues; c++) {
+		d += sv_dataset_channel(ds, seq, c);
+		sum += sv_dataset_channel_quality(ds, seq, c);
+	}
+	for (unsigned k = 0; k < ds->nquality; k++)
+		sum += sv_dataset_quality(ds, seq, k);
+	return sum + (d != d); /* NaN is a value like another */
+}
+
+/* Members whose types the octets of seqData choose, until they fill it; the dataset fits only when the
+ * widths add up exactly. */
+static uint64_t fuzz_dataset(const uint8_t *seqData, uint16_t len)
+{
+	static struct sv_dataset ds;
+	uint8_t *copy = malloc(len ? len : 1);
+	uint64_t sum = 0;
+
+	if (!copy)
+		abort();
+	memcpy(copy, seqData, len);
+	if (sv_dataset_fits(sv_dataset_92le(), len))
+		sum += read_all(sv_dataset_92le(), copy);
+	sv_dataset_init(&ds, "fuzz");
+	for (unsigned i = 0; ds.len < len && i < len; i++)
+		if (sv_dataset_add(&ds, "m", (enum sv_da_type)(copy[i] % SV_DA__COUNT), 1))
+			break;
+	if (sv_dataset_fits(&ds, len)) {
+		if (ds.len != len)
+			abort();
+		sum += read_all(&ds, copy);
+	}
+	free(copy);
+	return sum;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -46,6 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_inside(a->gmIdentity, 8, data, size);
 		for (unsigned c = 0; c < sv_asdu_nchannels(a); c++)
 			sink += sv_asdu_value(a, c) + sv_asdu_quality(a, c);
+		sink += (int64_t)(fuzz_dataset(a->seqData, a->seqData_len) & 0xffff);
 	}
 	if (v1.pdu_end > size || v1.pdu_end + v1.trailer_len != size)
 		abort();

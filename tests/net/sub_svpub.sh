@@ -98,7 +98,8 @@ for s in streams:
         need(lat["min"] > 0, f'{s["svID"]}: latency min {lat["min"]} ns <= 0')
         need(lat["max"] < bound, f'{s["svID"]}: latency max {lat["max"]} ns >= {bound}')
         lat_p50.append(lat["p50"])
-    need(s["latency_rejected"] == 0, f'{s["svID"]}: {s["latency_rejected"]} latencies rejected')
+    need(s["latency_outliers"]["count"] == 0 and s["latency_negative"]["count"] == 0,
+         f'{s["svID"]}: latency outliers {s["latency_outliers"]}, negative {s["latency_negative"]}')
 need(d["sv_frames"] == pub["frames"], f'sv_frames {d["sv_frames"]} != sent {pub["frames"]}')
 need(d["malformed_frames"] == 0, "malformed frames")
 rx = d["source"]["rx"]

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "sv_clock.h"
 #include "sv_dataset.h"
 #include "svapp.h"
 
@@ -133,6 +134,7 @@ static void oc_open(struct oc_run *r, const struct svapp_params *p)
 	assert_int_equal(r->ops->stream_new(r->ctx, &r->s), 0);
 	r->x.rate = 4000;
 	r->x.nch = 8;
+	r->x.dataset = sv_dataset_92le(); /* its scale: 1 mA per LSB */
 	r->x.smpSynch = 2;
 }
 
@@ -358,6 +360,149 @@ static void test_oc_gap_restarts_window(void **state)
 	assert_int_equal(ti.trips, 0);
 }
 
+/* ---- the dataset decides how samples read: tracker -> svapp_frame -> overcurrent (issue 27) ---------- */
+
+enum enc { ENC_92LE, ENC_INT32_Q, ENC_FLOAT32_Q, ENC_FLOAT32, ENC_UNKNOWN };
+
+struct ds_app_case {
+	const char *name;
+	enum enc enc;
+	double scale;	    /* the declared channels' scale (A per LSB) */
+	double current_lsb; /* --current-lsb, 0: the dataset's */
+	double lsb;	    /* A per LSB of what is encoded */
+	bool trips;
+};
+
+static const struct ds_app_case ds_app_cases[] = {
+	{ "9-2LE assumed (64 octets): 1 mA per LSB", ENC_92LE, 0, 0, 0.001, true },
+	{ "9-2LE, --current-lsb overrides its scale", ENC_92LE, 0, 0.002, 0.002, true },
+	{ "INT32 + Quality declared, 10 mA per LSB", ENC_INT32_Q, 0.01, 0, 0.01, true },
+	{ "FLOAT32 + Quality declared, amperes", ENC_FLOAT32_Q, 1, 0, 1, true },
+	{ "FLOAT32 declared without quality", ENC_FLOAT32, 1, 0, 1, true },
+	{ "24 octets undeclared: no channels, no decision", ENC_UNKNOWN, 0, 0, 1, false },
+};
+
+/* three phases of @a amperes peak at sample @k (50 Hz, 4000/s) into @seq as @enc says */
+static uint16_t ds_app_encode(enum enc enc, double lsb, double amp, uint32_t k, uint8_t *seq)
+{
+	uint16_t len = 0;
+
+	for (unsigned ph = 0; ph < 3; ph++) {
+		double x = amp * cos(2 * M_PI * 50.0 * k / 4000.0 - ph * 2 * M_PI / 3) / lsb;
+		float f = (float)x;
+		uint32_t w;
+
+		switch (enc) {
+		case ENC_92LE:
+		case ENC_INT32_Q:
+			sv_put_be32(seq + len, (uint32_t)(int32_t)lround(x));
+			sv_put_be32(seq + len + 4, 0);
+			len += 8;
+			break;
+		case ENC_FLOAT32_Q:
+		case ENC_FLOAT32:
+		case ENC_UNKNOWN:
+			memcpy(&w, &f, 4);
+			sv_put_be32(seq + len, w);
+			len += 4;
+			if (enc != ENC_FLOAT32) {
+				sv_put_be32(seq + len, enc == ENC_UNKNOWN ? 0x0a0a0a0a : 0); /* as a q: invalid */
+				len += 4;
+			}
+			break;
+		}
+	}
+	if (enc == ENC_92LE) {
+		memset(seq + len, 0, 64 - len); /* In, voltages */
+		len = 64;
+	} else if (enc == ENC_UNKNOWN) {
+		len = 24;
+	}
+	return len;
+}
+
+static void test_dataset_to_app(void **state)
+{
+	long ref = -1; /* the first case's trip */
+
+	(void)state;
+	for (unsigned k = 0; k < sizeof(ds_app_cases) / sizeof(ds_app_cases[0]); k++) {
+		const struct ds_app_case *tc = &ds_app_cases[k];
+		static struct svsub_dataset_rule rule;
+		static struct sv_view v;
+		struct svsub_track_cfg cfg = { 0 };
+		struct svsub_sample_result res;
+		struct svapp_params p;
+		struct svsub_tracker *t;
+		struct svapp_counts n;
+		struct svapp *app;
+		uint8_t seq[64];
+		char line[1024];
+		long trip_smpcnt = -1;
+		FILE *out = tmpfile();
+
+		print_message("case: %s\n", tc->name);
+		memset(&rule, 0, sizeof(rule));
+		rule.appid = -1;
+		sv_dataset_init(&rule.ds, "declared");
+		for (unsigned ph = 0; ph < 3 && tc->enc != ENC_92LE && tc->enc != ENC_UNKNOWN; ph++) {
+			assert_int_equal(sv_dataset_add(&rule.ds, "i", tc->enc == ENC_INT32_Q ? SV_DA_INT32 : SV_DA_FLOAT32,
+							tc->scale), 0);
+			if (tc->enc != ENC_FLOAT32)
+				assert_int_equal(sv_dataset_add(&rule.ds, "q", SV_DA_QUALITY, 1), 0);
+		}
+		if (rule.ds.nmembers) {
+			cfg.datasets = &rule;
+			cfg.ndatasets = 1;
+		}
+		assert_int_equal(svsub_track_create(&t, &cfg), 0);
+		svapp_params_init(&p);
+		p.current_lsb_a = tc->current_lsb;
+		assert_non_null(out);
+		assert_int_equal(svapp_create(&app, "overcurrent", &p, out), 0);
+		memset(&v, 0, sizeof(v));
+		v.appid = 0x4000;
+		v.noASDU = 1;
+		v.asdu[0].svID = (const uint8_t *)"MU01";
+		v.asdu[0].svID_len = 4;
+		v.asdu[0].smpSynch = SV_SMPSYNCH_GLOBAL;
+		v.asdu[0].present = SV_HAS_SMPRATE;
+		v.asdu[0].smpRate = 80;
+		v.asdu[0].seqData = seq;
+		/* 0.1 s at 100 A RMS, then 3 kA RMS (pickup 1 kA) */
+		for (uint32_t i = 0; i < 800; i++) {
+			int64_t rx = 1000 * SV_NSEC_PER_SEC + (int64_t)i * 250000 + 50000;
+
+			v.asdu[0].smpCnt = (uint16_t)i;
+			v.asdu[0].seqData_len = ds_app_encode(tc->enc, tc->lsb, (i < 400 ? 100 : 3000) * M_SQRT2, i, seq);
+			svsub_track_frame(t, &v, rx, &res);
+			svapp_frame(app, t, &v, &res, rx);
+		}
+		svapp_counts(app, &n);
+		assert_int_equal(n.delivered, 800);
+		svapp_destroy(app);
+		svsub_track_destroy(t);
+		rewind(out);
+		while (fgets(line, sizeof(line), out)) {
+			char *q = strstr(line, "\"event\":\"trip\"");
+
+			if (q && (q = strstr(line, "\"smpCnt\":")))
+				trip_smpcnt = strtol(q + 9, NULL, 10);
+		}
+		fclose(out);
+		/* the same currents in every encoding: the same decision, a few samples into the fault */
+		print_message("  trip at smpCnt %ld\n", trip_smpcnt);
+		if (tc->trips) {
+			assert_true(trip_smpcnt > 400 && trip_smpcnt < 400 + 80);
+			if (ref < 0)
+				ref = trip_smpcnt;
+			assert_int_equal(trip_smpcnt, ref);
+		} else {
+			assert_int_equal(trip_smpcnt, -1);
+		}
+	}
+}
+
 static void test_registry_and_config(void **state)
 {
 	struct svsub_file_config c;
@@ -402,6 +547,20 @@ static const struct range_case {
 	{ "trip_samples", "0", true },	   { "max_streams", "0", false },    { "nominal_hz", "1001", false },
 };
 
+/* Writes @text to @path and loads it as svsub does (defaults, the file, svsub_config_check). */
+static int load_text(const char *path, const char *text, struct svsub_file_config *c, struct sv_cfg_error *err)
+{
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(svsub_config_init(c), 0);
+	rc = sv_config_load_file(svsub_config_table, c, path, err);
+	return rc ? rc : svsub_config_check(c, path, err->text, sizeof(err->text));
+}
+
 static void test_config_ranges_one_source(void **state)
 {
 	char path[] = "/tmp/test_app_cfg_XXXXXX", msg[256], range[64];
@@ -415,20 +574,13 @@ static void test_config_ranges_one_source(void **state)
 	close(fd);
 	for (size_t i = 0; i < sizeof(range_cases) / sizeof(range_cases[0]); i++) {
 		const struct range_case *tc = &range_cases[i];
-		FILE *f = fopen(path, "w");
-		int file_rc;
+		char text[128];
 
 		print_message("%s: %s\n", tc->key, tc->value);
-		assert_non_null(f);
-		fprintf(f, "nominal_hz: 60\n%s: %s\n", tc->key, tc->value);
-		fclose(f);
+		snprintf(text, sizeof(text), "nominal_hz: 60\n%s: %s\n", tc->key, tc->value);
 		assert_int_equal(svsub_config_init(&c), 0);
 		assert_int_equal(svsub_config_set_opt(&c, tc->key, tc->value, msg, sizeof(msg)) == 0, tc->ok);
-		assert_int_equal(svsub_config_init(&c), 0);
-		file_rc = sv_config_load_file(svsub_config_table, &c, path, &err);
-		if (!file_rc)
-			file_rc = svsub_config_check(&c, path, err.text, sizeof(err.text));
-		assert_int_equal(file_rc == 0, tc->ok);
+		assert_int_equal(load_text(path, text, &c, &err) == 0, tc->ok);
 		if (!tc->ok)
 			assert_non_null(strstr(err.text, ":2:")); /* file:line:column of the value */
 	}
@@ -461,6 +613,79 @@ static void test_config_ranges_one_source(void **state)
 	unlink(path);
 }
 
+/* datasets: in the file only; every fault named with file:line:column and the key path. */
+static const struct dsc_case {
+	const char *name, *yaml;
+	const char *error;	/* NULL: loads; else a part of the message, after "file:" */
+	unsigned nrules;
+	uint16_t len0;		/* the first rule's seqData length (0: none) */
+} dsc_cases[] = {
+	{ "a profile", "datasets:\n  - svid: MU01\n    profile: 9-2le\n", NULL, 1, 64 },
+	{ "members", "datasets:\n  - appid: 0x4001\n    members:\n      - {name: A.mag.i, type: INT32}\n"
+		     "      - {name: A.t, type: Timestamp}\n", NULL, 1, 12 },
+	{ "none", "datasets:\n  - svid: X\n    profile: none\n", NULL, 1, 0 },
+	{ "no datasets", "wrap: 0\n", NULL, 0, 0 },
+	{ "an unknown profile", "datasets:\n  - profile: 9-2lx\n", ":2:14: datasets[0].profile: '9-2lx' is not one of", 0,
+	  0 },
+	{ "profile and members", "datasets:\n  - profile: 9-2le\n    members:\n      - {type: INT8}\n",
+	  ":2:14: datasets[0].profile: a profile or members, not both", 0, 0 },
+	{ "neither", "datasets:\n  - svid: MU01\n", ":2:5: datasets[0]: neither a profile nor members", 0, 0 },
+	{ "a scale of 0", "datasets:\n  - members:\n      - {type: INT8}\n      - {type: INT8, scale: 0}\n",
+	  ":4:29: datasets[0].members[1].scale: a value's scale must not be 0", 0, 0 },
+	{ "an unknown type", "datasets:\n  - members:\n      - {type: FLOAT128}\n",
+	  ":3:16: datasets[0].members[0].type: 'FLOAT128' is not one of", 0, 0 },
+	{ "an APPID out of range", "datasets:\n  - appid: 65536\n    profile: 9-2le\n",
+	  ":2:12: datasets[0].appid: 65536 is out of range -1..65535", 0, 0 },
+	{ "an unknown key", "datasets:\n  - profil: 9-2le\n", ":2:5: datasets[0].profil: unknown key", 0, 0 },
+};
+
+static void test_config_datasets(void **state)
+{
+	static struct svsub_file_config c;
+	static struct svsub_dataset_rule rules[SVSUB_CFG_MAX_DATASETS];
+	char path[] = "/tmp/test_app_ds_XXXXXX", key[64], msg[256];
+	struct sv_cfg_error err;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	for (size_t i = 0; i < sizeof(dsc_cases) / sizeof(dsc_cases[0]); i++) {
+		const struct dsc_case *tc = &dsc_cases[i];
+		unsigned n = 99;
+		int rc;
+
+		print_message("case: %s\n", tc->name);
+		rc = load_text(path, tc->yaml, &c, &err);
+		if (tc->error) {
+			assert_int_equal(rc, -EINVAL);
+			print_message("  %s\n", err.text);
+			assert_non_null(strstr(err.text, tc->error));
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(svsub_config_datasets(&c, rules, &n, key, sizeof(key), msg, sizeof(msg)), 0);
+		assert_int_equal(n, tc->nrules);
+		if (n) {
+			assert_int_equal(rules[0].none, tc->len0 == 0);
+			assert_int_equal(rules[0].ds.len, tc->len0);
+		}
+	}
+	/* more than the table holds */
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs("datasets:\n", f);
+	for (unsigned i = 0; i <= SVSUB_CFG_MAX_DATASETS; i++)
+		fprintf(f, "  - {svid: S%u, profile: none}\n", i);
+	fclose(f);
+	assert_int_equal(svsub_config_init(&c), 0);
+	assert_int_equal(sv_config_load_file(svsub_config_table, &c, path, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "more than 16 elements"));
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,8 +698,10 @@ int main(void)
 		cmocka_unit_test(test_oc_blocking),
 		cmocka_unit_test(test_oc_reset_and_retrip),
 		cmocka_unit_test(test_oc_gap_restarts_window),
+		cmocka_unit_test(test_dataset_to_app),
 		cmocka_unit_test(test_registry_and_config),
 		cmocka_unit_test(test_config_ranges_one_source),
+		cmocka_unit_test(test_config_datasets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
