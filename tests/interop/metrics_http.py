@@ -272,6 +272,12 @@ def run(proc, host, port):
             break
     report(len(socks) == 1000, f"1000 connections opened ({len(socks)}; {err})")
     time.sleep(0.5)
+    try:
+        fds = [os.readlink(f"/proc/{proc.pid}/fd/{x}") for x in os.listdir(f"/proc/{proc.pid}/fd")]
+        nsock = sum(1 for x in fds if x.startswith("socket:"))
+        report(nsock <= MAX_CONN + 2, f"server sockets during the flood: {nsock} (limit {MAX_CONN} + the listener)")
+    except OSError as e:
+        print(f"SKIP: cannot count the server's sockets: {e}")
     recovered = None
     while time.monotonic() - ta < REQUEST_TIMEOUT_MS / 1000 + 5:
         try:
@@ -282,35 +288,26 @@ def run(proc, host, port):
             time.sleep(0.1)
     during = (sc.writer_total() - a) / (time.monotonic() - ta)
     print(f"   writer rate, 1000 connections: {during:.0f} iterations/s ({during / quiet * 100:.0f} % of quiet)")
-    established = 0
     for k in socks:
-        try:
-            k.getpeername()
-            established += 1
-        except OSError:
-            pass  # the handshake never completed (SYN dropped by a full backlog): no connection to count
         k.close()
     report(recovered is not None and recovered < REQUEST_TIMEOUT_MS / 1000 + 2,
            f"served again {recovered if recovered is None else round(recovered, 2)} s into a 1000-connection flood "
            f"(the held slots expire at the {REQUEST_TIMEOUT_MS} ms request deadline)")
-    counted = -1
-    for _ in range(50):  # until the server has drained its backlog (a scrape may be refused meanwhile)
+    text = None
+    for _ in range(50):  # the server drains the rest of its backlog: a scrape may be refused meanwhile
         time.sleep(0.2)
         try:
             text, _ = sc.scrape()
+            break
         except (OSError, RuntimeError):
             continue
-        s = samples(text)
-        refused = s.get('svkit_metrics_http_connections_total{result="refused"}', 0)
-        accepted = s.get('svkit_metrics_http_connections_total{result="accepted"}', 0)
-        if accepted + refused == counted:
-            break
-        counted = accepted + refused
-    # the backlog drains as slots free (held ones at the deadline, the rest at once when the client closes
-    # them): every connection is counted one way or the other, and some were refused while the slots were held
-    report(refused >= 1 and accepted + refused >= established,
-           f"connections over the limit refused, all counted ({refused:.0f} refused + {accepted:.0f} accepted; "
-           f"{established} of the 1000 were established)")
+    s = samples(text or "")
+    refused = s.get('svkit_metrics_http_connections_total{result="refused"}', 0)
+    accepted = s.get('svkit_metrics_http_connections_total{result="accepted"}', 0)
+    # (a client-side "established" connection may never reach accept(): a full backlog keeps the handshake's
+    # last ACK; so the proof of the bound is the server's own sockets, above)
+    report(refused >= 1 and accepted + refused >= 2 * MAX_CONN,
+           f"connections over the limit refused and counted ({refused:.0f} refused, {accepted:.0f} accepted)")
     deadline = s.get("svkit_metrics_http_deadline_closes_total", 0)
     report(deadline >= 1, f"deadline closes counted ({deadline:.0f})")
     codes = {c: s.get(f'svkit_metrics_http_requests_total{{code="{c}"}}', 0) for c in ("200", "404", "405")}
