@@ -138,8 +138,9 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned code, const ch
 	return ret;
 }
 
-/* Called once headers are in: the answer is queued at once (a body, if any, is then discarded by
- * libmicrohttpd, which closes the connection after the response). */
+/* Called once headers are in, then once per part of a body, then once the request is complete. A refusal is
+ * queued at once (libmicrohttpd discards a body then, and closes the connection after the answer); a scrape waits
+ * for the complete request, so that the connection can be kept alive for the next one (Prometheus reuses it). */
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload_data, size_t *upload_data_size,
 			      void **con_cls)
@@ -156,7 +157,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 	(void)version;
 	(void)upload_data;
-	(void)upload_data_size;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		sv_metrics_inc(&s->st.bad_method, 1);
 		return respond(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", bad_method,
@@ -166,6 +166,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		sv_metrics_inc(&s->st.not_found, 1);
 		return respond(c, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8", not_found, sizeof(not_found) - 1,
 			       NULL);
+	}
+	if (!*con_cls) {
+		*con_cls = &s->plain_marker; /* headers in: answer once the request is complete */
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0; /* a GET with a body: ignored */
+		return MHD_YES;
 	}
 	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	fmt = sv_metrics_format_for_accept(accept);

@@ -9,3 +9,6 @@ set_tests_properties(interop/metrics_http PROPERTIES LABELS interop ENVIRONMENT 
 add_test(NAME interop/metrics_rules COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/metrics_rules.sh)
 set_tests_properties(interop/metrics_rules PROPERTIES LABELS interop ENVIRONMENT "${SVKIT_TEST_ENV}"
 	SKIP_RETURN_CODE 77 TIMEOUT 60)
+add_test(NAME interop/metrics_prometheus COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/metrics_prometheus.sh)
+set_tests_properties(interop/metrics_prometheus PROPERTIES LABELS interop ENVIRONMENT "${SVKIT_TEST_ENV}"
+	SKIP_RETURN_CODE 77 TIMEOUT 120)

@@ -6,6 +6,7 @@ family of configs/prometheus/metrics.txt present exactly once, 404 and 405, a hu
 holding a connection while others are answered, a thousand connections at once (bounded and counted), the
 writer's rate during each phase (printed, not asserted), counters monotonic across every scrape, a clean stop.
 Prints PASS/FAIL/SKIP lines; exit 0, 1 (a failure), 77 (skipped: the test server is not built)."""
+import http.client as httpclient
 import os
 import re
 import resource
@@ -208,6 +209,18 @@ def run(proc, host, port):
 
     quiet = writer_rate(sc, 1.0)
     print(f"   writer rate, quiet: {quiet:.0f} iterations/s")
+
+    # keep-alive: Prometheus reuses its connection between scrapes
+
+    conn = httpclient.HTTPConnection(host, port, timeout=5)
+    sts = []
+    for _ in range(3):
+        conn.request("GET", "/metrics", headers={"Accept": OM_ACCEPT})
+        r = conn.getresponse()
+        r.read()
+        sts.append((r.status, r.getheader("Connection")))
+    conn.close()
+    report(all(st == 200 and c != "close" for st, c in sts), f"three scrapes on one kept-alive connection {sts}")
 
     # wrong path, wrong method
     st, _, _ = http(host, port, "/")
