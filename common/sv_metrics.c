@@ -433,7 +433,14 @@ static void put_u128(struct out *o, unsigned __int128 v)
 
 static void put_u64(struct out *o, uint64_t v)
 {
-	put_u128(o, v);
+	char buf[24];
+	size_t i = sizeof(buf);
+
+	do { /* 64-bit divisions: put_u128's would call __udivti3 per digit, on every sample of a scrape */
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put(o, buf + i, sizeof(buf) - i);
 }
 
 /* ns as seconds, exactly: "0.000123", "5", "-0.5". */
