@@ -168,7 +168,38 @@ def main():
     return 1 if failures else 0
 
 
+def listen_cases(port):
+    """--metrics semantics through the test server: IPv6, an address in use, addresses refused with a reason."""
+    try:
+        socket.create_connection(("::1", 9), timeout=0.2).close()
+    except ConnectionRefusedError:
+        v6 = True
+    except OSError:
+        v6 = False
+    if v6:
+        p = subprocess.Popen([SERVE, "--catalogue", CATALOGUE, "--listen", "[::1]:0", "--linger", "0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = p.stdout.readline().split()
+        ok = len(line) == 2 and line[1].startswith("[::1]:")
+        if ok:
+            st, _, _ = http("::1", int(line[1].rsplit(":", 1)[1]))
+            ok = st == 200
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=15)
+        report(ok, f"IPv6: listens on [::1] and answers there ({' '.join(line)})")
+    else:
+        print("SKIP: no IPv6 loopback here")
+    for addr, why in ((f"127.0.0.1:{port}", "Address already in use"), ("localhost:9101", "not a numeric IPv4"),
+                      (":9101", "say which one"), ("127.0.0.1:70000", "0..65535"), ("[::1]9101", "[ADDR]:PORT"),
+                      ("192.0.2.1:9101", "no interface has that address")):
+        p = subprocess.run([SERVE, "--catalogue", CATALOGUE, "--listen", addr, "--linger", "0", "--duration", "1"],
+                           capture_output=True, text=True, timeout=30)
+        report(p.returncode == 1 and why in p.stderr and "listening" not in p.stdout,
+               f"--listen {addr} refused with a reason (exit {p.returncode}: {p.stderr.strip()[:120]})")
+
+
 def run(proc, host, port):
+    listen_cases(port)
     sc = Scraper(host, port)
     time.sleep(1.5)  # every stream published
     om, hd = sc.scrape()

@@ -302,7 +302,7 @@ int main(int argc, char **argv)
 	char addr[96];
 	int64_t t0, t1;
 	uint64_t sum = 0;
-	int c, err;
+	int c, err, rc = 1;
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -315,12 +315,13 @@ int main(int argc, char **argv)
 		case 'n': cfg.max_connections = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'i': cfg.idle_timeout_s = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 't': cfg.request_timeout_ms = (unsigned)strtoul(optarg, NULL, 10); break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': usage(stdout); free(s); return 0;
+		default: usage(stderr); free(s); return 2;
 		}
 	}
 	if (!catalogue || !streams || streams > MAX_ROWS || !s) {
 		usage(stderr);
+		free(s);
 		return 2;
 	}
 	sv_log_set(sv_log_stderr, "metrics_serve", SV_LOG_INFO);
@@ -336,23 +337,25 @@ int main(int argc, char **argv)
 	s->rows_total = streams;
 	s->rows_published = (streams + 1) / 2;
 	s->t1t2b_vnet0 = -1;
-	if (sv_metrics_create(&m, 0) || sv_metrics_add_health(m, "metrics_serve", "testhost", &health))
-		return 1;
+	if (sv_metrics_create(&m, 0))
+		goto out_free;
 	t = sv_metrics_table_new(m, 2, stream_labels, max_rows, &rows_ops, s);
-	if (!t || load_catalogue(catalogue, m, s, t))
-		return 1;
+	if (sv_metrics_add_health(m, "metrics_serve", "testhost", &health) || !t || load_catalogue(catalogue, m, s, t))
+		goto out_free;
 	health.events_lost = 1;
 	err = sv_metrics_server_start(&srv, m, listen, &cfg);
 	if (err)
-		return 1;
+		goto out_free;
 	sv_metrics_server_address(srv, addr, sizeof(addr));
 	printf("listening %s\n", addr);
 	fflush(stdout);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	t0 = sv_clock_now_ns(SV_CLOCK_MONOTONIC);
-	if (pthread_create(&th, NULL, writer, s))
-		return 1;
+	if (pthread_create(&th, NULL, writer, s)) {
+		sv_metrics_server_stop(srv);
+		goto out_free;
+	}
 	while (!stop_flag && (duration <= 0 || sv_clock_now_ns(SV_CLOCK_MONOTONIC) - t0 < (int64_t)(duration * 1e9)))
 		usleep(20000);
 	__atomic_store_n(&s->stop_writer, 1, __ATOMIC_RELAXED);
@@ -371,9 +374,11 @@ int main(int argc, char **argv)
 	printf("linger %s\n", !err ? "scraped" : err == -ETIMEDOUT ? "timeout" : "interrupted");
 	fflush(stdout);
 	sv_metrics_server_stop(srv);
+	rc = 0;
+out_free:
 	sv_metrics_destroy(m);
 	for (unsigned i = 0; i < s->nhist; i++)
 		free(s->hist[i]);
 	free(s);
-	return 0;
+	return rc;
 }

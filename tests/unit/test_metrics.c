@@ -578,6 +578,7 @@ static void test_addr_parse(void **state)
 	} good[] = {
 		{ "127.0.0.1:9101", AF_INET, 9101 }, { "0.0.0.0:0", AF_INET, 0 },	  { "[::1]:9101", AF_INET6, 9101 },
 		{ "[::]:65535", AF_INET6, 65535 },    { "10.1.2.3:00080", AF_INET, 80 },
+		{ "[fe80::1%lo]:9101", AF_INET6, 9101 }, /* a link-local address names its interface */
 	};
 	static const char *const bad[] = {
 		"",	   "9101",	 ":9101",	"127.0.0.1",	 "127.0.0.1:",	      "127.0.0.1:65536",
