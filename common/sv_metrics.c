@@ -111,6 +111,10 @@ struct column {
 	unsigned index;		/* in the table's values() */
 	char *extra;		/* rendered pairs of the extra labels, with a leading comma; "" when none */
 	size_t extra_len;
+	/* per row (max_rows + 1): its sample line up to the value, `name_total{labels} `, made at its first
+	 * scrape (labels never change), so that a row costs a copy and a number per scrape */
+	char **line;
+	size_t *line_len;
 };
 
 struct sv_metrics_family {
@@ -190,8 +194,15 @@ void sv_metrics_destroy(struct sv_metrics *m)
 
 		for (unsigned j = 0; j < f->nseries; j++)
 			free(f->series[j].labels);
-		for (unsigned j = 0; j < f->ncol; j++)
-			free(f->col[j].extra);
+		for (unsigned j = 0; j < f->ncol; j++) {
+			struct column *c = &f->col[j];
+
+			for (unsigned r = 0; c->line && r <= c->t->max_rows; r++)
+				free(c->line[r]);
+			free(c->line);
+			free(c->line_len);
+			free(c->extra);
+		}
 		for (unsigned j = 0; j < f->nlabels; j++)
 			free(f->label[j]);
 		free(f->series);
@@ -922,19 +933,33 @@ static void put_series(struct out *o, const struct sv_metrics_family *f, const s
 	putch(o, '\n');
 }
 
-static void put_row(struct out *o, const struct sv_metrics_family *f, const struct column *c, unsigned r)
+static void put_row(struct out *o, const struct sv_metrics_family *f, struct column *c, unsigned r)
 {
 	const struct sv_metrics_table *t = c->t;
 	uint64_t v = t->vals[(size_t)r * t->ncols + c->index];
 
 	if (!t->row_labels[r] || v == SV_METRICS_ABSENT)
 		return;
-	put_name_labels(o, f, sample_suffix(f->type), t->row_labels[r], t->row_labels_len[r], c->extra, c->extra_len);
+	if (!c->line[r]) {
+		struct sv_metrics_text line = { 0 };
+		struct out lo = { &line, 0 };
+
+		put_name_labels(&lo, f, sample_suffix(f->type), t->row_labels[r], t->row_labels_len[r], c->extra,
+				c->extra_len);
+		if (lo.err) {
+			sv_metrics_text_free(&line);
+			o->err = lo.err;
+			return;
+		}
+		c->line[r] = line.p;
+		c->line_len[r] = line.len;
+	}
+	put(o, c->line[r], c->line_len[r]);
 	put_u64(o, v);
 	putch(o, '\n');
 }
 
-static void put_column(struct out *o, const struct sv_metrics_family *f, const struct column *c)
+static void put_column(struct out *o, const struct sv_metrics_family *f, struct column *c)
 {
 	for (unsigned r = 0; r < c->t->rows; r++)
 		put_row(o, f, c, r);
@@ -954,13 +979,22 @@ int sv_metrics_render(struct sv_metrics *m, enum sv_metrics_format fmt, struct s
 			if (err)
 				return err;
 		}
+		for (unsigned i = 0; i < m->nfam; i++)
+			for (unsigned j = 0; j < m->fam[i]->ncol; j++) {
+				struct column *c = &m->fam[i]->col[j];
+
+				c->line = calloc((size_t)c->t->max_rows + 1, sizeof(*c->line));
+				c->line_len = calloc((size_t)c->t->max_rows + 1, sizeof(*c->line_len));
+				if (!c->line || !c->line_len)
+					return -ENOMEM;
+			}
 		m->frozen = true;
 	}
 	out->len = 0;
 	for (unsigned i = 0; i < m->ntab; i++)
 		table_read(m->tab[i]);
 	for (unsigned i = 0; i < m->nfam; i++) {
-		const struct sv_metrics_family *f = m->fam[i];
+		struct sv_metrics_family *f = m->fam[i];
 
 		put_meta(&o, f, fmt);
 		for (unsigned j = 0; j < f->nseries; j++)
