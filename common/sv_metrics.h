@@ -48,7 +48,8 @@
  * Bounds: the registry refuses a family, series or table past its maximum number of series (a histogram
  * counts as SV_METRICS_HIST_SERIES series, a table column as max_rows + 1). Rows of a table past its
  * max_rows are summed into one "overflow" row (gauges are left out of it), so the series stay bounded
- * whatever arrives.
+ * whatever arrives. A rendered row keeps its sample lines up to the value (~80 octets a series): a scrape then
+ * costs a copy and a number per series.
  *
  * The library never prints; registration errors are returned (-EINVAL, -EEXIST, -ENOSPC, -EBUSY, -ENOMEM).
  */
