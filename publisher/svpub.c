@@ -17,6 +17,7 @@
 
 #include "sv_config.h"
 #include "sv_log.h"
+#include "sv_record.h"
 #include "svpub_config.h"
 #include "svpub_engine.h"
 
@@ -47,7 +48,12 @@ static void usage(FILE *f)
 		"  -d, --duration S         seconds to publish (0 = until SIGINT/SIGTERM)\n"
 		"  -u, --unpaced            send as fast as possible (throughput tests)\n"
 		"  -r, --record FILE        per-frame records (svkit record format, svreport reads it), in parts of\n"
-		"                           record_size_mib (1024) MiB, record_keep (all) kept: -s record_keep=N\n"
+		"                           record_size_mib (" SV_REC_SIZE_MIB_DEFAULT ") MiB, the newest record_keep (" SV_REC_KEEP_DEFAULT ") kept besides FILE;\n"
+		"                           a partial block is written every record_flush_ms (" SV_REC_FLUSH_MS_DEFAULT "), fdatasync\n"
+		"                           every record_sync_ms (" SV_REC_SYNC_MS_DEFAULT ": never); under record_min_free_mib (" SV_REC_MIN_FREE_MIB_DEFAULT ")\n"
+		"                           MiB free the oldest parts go, then blocks. A full disk never stops\n"
+		"                           publishing: blocks that cannot be written are counted (summary, --json,\n"
+		"                           the file's UNWRITTEN and END records) and later ones tried. -s KEY=V\n"
 		"  -s, --set KEY=VALUE      override any key, e.g. streams[0].svid=MU01, streams[*].vlan_id=-1\n"
 		"  -j, --json               final summary as one JSON object on stdout\n"
 		"  -q, --quiet              no status line per second\n"
@@ -58,6 +64,8 @@ static void usage(FILE *f)
 		"  -V, --version            version\n"
 		"\n"
 		"Needs CAP_NET_RAW (sockets), CAP_SYS_NICE (priority), CAP_IPC_LOCK (mlockall) as configured.\n"
+		"Exit status: 0 done, 1 a run-time failure or an output not written in full (records: the summary\n"
+		"says how many and why; publishing went on), 2 usage error.\n"
 		"\n"
 		"EXAMPLES\n"
 		"  svpub -w /tmp/one.pcap -d 1                      1 s of 9-2LE 50 Hz into a file (4000 frames)\n"
@@ -279,6 +287,6 @@ int main(int argc, char **argv)
 	if (json && svpub_print_json(pub, stdout))
 		rc = 1;
 	if (svpub_destroy(pub))
-		rc = 1; /* logged: the record file or the capture file could not be written in full */
+		rc = 1; /* said: the capture file, or records not all written (the summary's record line) */
 	return rc;
 }

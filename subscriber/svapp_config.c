@@ -41,10 +41,7 @@ const struct sv_cfg_key svsub_config_table[] = {
 			  "larger latencies mark the clock unsynchronised; 0 = 500"),
 	SV_CFG_KEY_BOOL(C, clock_trusted, "clock_trusted", "false",
 			"live: treat the host clock as synchronised whatever adjtimex says (publisher on the same clock)"),
-	SV_CFG_KEY_UINT(C, record_size_mib, "record_size_mib", 0, 1 << 20, "1024",
-			"--record: a new part every N MiB (FILE newest, then FILE.1 ...); 0 = one file"),
-	SV_CFG_KEY_STRING(C, record_keep, "record_keep", "all",
-			  "--record: rotated parts kept, the oldest removed first: a number (0..1000000) or all"),
+	SV_REC_CFG_ROWS(C, "--record"),
 	SV_CFG_KEY_END,
 };
 #undef C
