@@ -211,8 +211,9 @@ static void usage(FILE *f)
 "EXAMPLES\n"
 "  # Lab: bridge in namespace hv, uplink veth up0, guest ports vm1p and vm2p, live histograms\n"
 "  svtrace --netns hv --ingress up0 --egress vm1p,vm2p --live\n"
-"  # Soak test on a SEAPATH host: 24 h of records, frames over 500 us attributed\n"
-"  svtrace -i enp1s0 -e vnet0,vnet1 -d 86400 -r /var/log/svtrace.rec -t 500\n"
+"  # Soak test on a SEAPATH host: 24 h of records (every part, down to the free-space floor),\n"
+"  # frames over 500 us attributed\n"
+"  svtrace -i enp1s0 -e vnet0,vnet1 -d 86400 -r /var/log/svtrace.rec --record-keep all -t 500\n"
 "  # One stream, summary as JSON for a CI job\n"
 "  svtrace -i eth1 -e all --svid MU01 --duration 10 --json > trace.json\n");
 }
@@ -2000,6 +2001,7 @@ static void signals_install(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGXFSZ, SIG_IGN); /* a file size limit is a full disk: EFBIG, counted (sv_record.h) */
 }
 
 /* A signal came during set-up: say so (the caller ends cleanly, exit 0). */

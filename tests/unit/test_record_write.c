@@ -8,7 +8,6 @@
  * tmpfs (ENOSPC, the space reserve, the free-space floor). */
 #include <errno.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,13 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "sv_record.h"
+#include "unit_fsize.h"
 
 #define RATE 4000u
 #define SEC0 1700000000u
@@ -32,7 +31,6 @@ static char dir[64];
 static int setup(void **state)
 {
 	(void)state;
-	signal(SIGXFSZ, SIG_IGN); /* past RLIMIT_FSIZE: write(2) fails with EFBIG instead of a signal */
 	snprintf(dir, sizeof(dir), "/tmp/svrecw-test-XXXXXX");
 	return mkdtemp(dir) ? 0 : -1;
 }
@@ -52,16 +50,6 @@ static const char *path_of(const char *name)
 
 	snprintf(buf, sizeof(buf), "%s/%s", dir, name);
 	return buf;
-}
-
-/* The file size limit: the disk is "full" past @bytes (RLIM_INFINITY: not any more). */
-static void fsize_limit(rlim_t bytes)
-{
-	struct rlimit rl;
-
-	assert_int_equal(getrlimit(RLIMIT_FSIZE, &rl), 0);
-	rl.rlim_cur = bytes;
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
 }
 
 static off_t file_size(const char *path)
