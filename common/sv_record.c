@@ -602,9 +602,10 @@ static void writer_carry(struct sv_record_writer *w)
 static void writer_gap_closed(struct sv_record_writer *w)
 {
 	if (w->st.stretches <= STRETCHES_LOGGED)
-		sv_warn("record %s: writing again: %" PRIu64 " records (%" PRIu64 " events) in %u blocks were not "
-			"written (%s), %.3f s after the last block written before",
-			w->path, w->gap.records, w->gap.events, w->gap.blocks, errno_name(w->gap.err),
+		sv_warn("record %s: %s: %" PRIu64 " records (%" PRIu64 " events) in %u blocks were not written (%s) "
+			"over %.3f s",
+			w->path, w->closing ? "the part's end is written into its space reserve" : "writing again",
+			w->gap.records, w->gap.events, w->gap.blocks, errno_name(w->gap.err),
 			(double)(w->gap.t_last_ns - w->gap.t_first_ns) / 1e9);
 	w->gap.blocks = 0;
 	w->st.pending = false;
