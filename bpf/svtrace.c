@@ -71,8 +71,7 @@ struct opts {
 	uint32_t ringbuf_bytes;
 	uint32_t table;
 	uint32_t log_entries;	/* hop log entries per CPU (a power of two) */
-	uint64_t record_size;	/* --record-size: octets per part, 0 one file */
-	uint32_t record_keep;	/* --record-keep: rotated parts kept (SV_REC_KEEP_ALL) */
+	struct sv_record_opts rec;	/* --record-size, --record-keep, --record-flush-ms, ... */
 	bool live, json, raw_tp, sched_wakeup, verbose;
 };
 
@@ -141,7 +140,9 @@ struct tracer {
 	bool opt_ovs, opt_tun, opt_vhost;
 	char opt_ovs_why[64], opt_tun_why[64], opt_vhost_why[64];
 	uint64_t events, events_svid_filtered, ingress_other;
-	uint64_t rec_errors;
+	uint64_t rec_refused;		/* records the writer refused (invalid: a bug); a full disk is the writer's count */
+	struct sv_record_writer_stats rec_st;	/* the record's final counts (closed before the summaries) */
+	bool rec_closed;
 	uint16_t svid_wire_len[SVTRACE_MAX_STREAMS];	/* by correlation index; > 64: truncated */
 	uint32_t reasons_named[32];	/* drop reasons given a NAME record (first 32) */
 	unsigned nreasons_named;
@@ -173,10 +174,19 @@ static void usage(FILE *f)
 "  -l, --live                print a histogram per hop to stderr every interval\n"
 "  -I, --interval S          live interval in seconds (default 1)\n"
 "  -r, --record FILE         write per-frame records (svkit record format, TAI clock) to FILE\n"
-"      --record-size MIB     start a new part of the record every MIB MiB (default 1024; 0 never):\n"
+"      --record-size MIB     start a new part of the record every MIB MiB (default " SV_REC_SIZE_MIB_DEFAULT "; 0 never):\n"
 "                            FILE is the newest, FILE.1 the one before it, and so on\n"
-"      --record-keep N|all   rotated parts kept besides FILE, the oldest removed first (default all;\n"
-"                            8 x 4000 frames/s to two guests write about 35 GB an hour)\n"
+"      --record-keep N|all   rotated parts kept besides FILE, the oldest deleted first (default " SV_REC_KEEP_DEFAULT ";\n"
+"                            8 x 4000 frames/s to two guests write about 35 GB an hour; all: only the\n"
+"                            free-space floor deletes)\n"
+"      --record-flush-ms MS  a partial block is written once its records waited MS (default " SV_REC_FLUSH_MS_DEFAULT ";\n"
+"                            0 = only full blocks): a killed svtrace loses at most that\n"
+"      --record-sync-ms MS   fdatasync the record every MS (default " SV_REC_SYNC_MS_DEFAULT ": never), for a host that\n"
+"                            may lose power\n"
+"      --record-min-free MIB free-space floor of the record's filesystem (default " SV_REC_MIN_FREE_MIB_DEFAULT "; 0 none):\n"
+"                            below it the run's oldest parts are deleted, then blocks held back. A full\n"
+"                            disk never stops tracing: blocks that cannot be written are counted (summary,\n"
+"                            --json record, the file's UNWRITTEN and END records), later ones are tried\n"
 "  -j, --json                print the final summary as one JSON object on stdout\n"
 "  -t, --threshold-us N      frames with T1->T2b above N us are late and attributed (default 1000;\n"
 "                            0: late detection off)\n"
@@ -195,14 +205,15 @@ static void usage(FILE *f)
 "  -V, --version             print the version\n"
 "\n"
 "Needs CAP_BPF and CAP_PERFMON (or root). Hops: T1-T2a, T2a-T2b, T1-T2b, per egress interface.\n"
-"Exit status: 0 done (also when stopped by SIGINT/SIGTERM, even during set-up), 1 run-time failure,\n"
-"2 usage error.\n"
+"Exit status: 0 done (also when stopped by SIGINT/SIGTERM, even during set-up), 1 run-time failure\n"
+"(also records not all written: tracing went on, the summary says how many and why), 2 usage error.\n"
 "\n"
 "EXAMPLES\n"
 "  # Lab: bridge in namespace hv, uplink veth up0, guest ports vm1p and vm2p, live histograms\n"
 "  svtrace --netns hv --ingress up0 --egress vm1p,vm2p --live\n"
-"  # Soak test on a SEAPATH host: 24 h of records, frames over 500 us attributed\n"
-"  svtrace -i enp1s0 -e vnet0,vnet1 -d 86400 -r /var/log/svtrace.rec -t 500\n"
+"  # Soak test on a SEAPATH host: 24 h of records (every part, down to the free-space floor),\n"
+"  # frames over 500 us attributed\n"
+"  svtrace -i enp1s0 -e vnet0,vnet1 -d 86400 -r /var/log/svtrace.rec --record-keep all -t 500\n"
 "  # One stream, summary as JSON for a CI job\n"
 "  svtrace -i eth1 -e all --svid MU01 --duration 10 --json > trace.json\n");
 }
@@ -224,7 +235,8 @@ static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_TIMEOUT = 256, OPT_RINGBUF, OPT_TABLE, OPT_RAWTP, OPT_LOG, OPT_WAKEUP, OPT_RSIZE, OPT_RKEEP };
+	enum { OPT_TIMEOUT = 256, OPT_RINGBUF, OPT_TABLE, OPT_RAWTP, OPT_LOG, OPT_WAKEUP, OPT_RSIZE, OPT_RKEEP,
+	       OPT_RFLUSH, OPT_RSYNC, OPT_RFREE };
 	static const struct option lo[] = {
 		{ "ingress", required_argument, NULL, 'i' },
 		{ "egress", required_argument, NULL, 'e' },
@@ -235,6 +247,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "record", required_argument, NULL, 'r' },
 		{ "record-size", required_argument, NULL, OPT_RSIZE },
 		{ "record-keep", required_argument, NULL, OPT_RKEEP },
+		{ "record-flush-ms", required_argument, NULL, OPT_RFLUSH },
+		{ "record-sync-ms", required_argument, NULL, OPT_RSYNC },
+		{ "record-min-free", required_argument, NULL, OPT_RFREE },
 		{ "json", no_argument, NULL, 'j' },
 		{ "threshold-us", required_argument, NULL, 't' },
 		{ "appid", required_argument, NULL, 'a' },
@@ -251,14 +266,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ 0 }
 	};
 	const char *want = "";	/* what the option takes, for the error */
-	bool rotation = false;	/* --record-size or --record-keep given */
+	bool rotation = false;	/* a --record-* option given */
 	uint64_t v;
 	int c;
 
 	*o = (struct opts){ .threshold_ns = 1000000, .interval_ns = SV_NSEC_PER_SEC,
 			    .timeout_ns = 1500 * SV_NSEC_PER_MSEC, .ringbuf_bytes = 8u << 20, .table = 32768,
-			    .log_entries = SVTRACE_HLOG_ENTRIES, .record_size = 1ull << 30,
-			    .record_keep = SV_REC_KEEP_ALL };
+			    .log_entries = SVTRACE_HLOG_ENTRIES };
+	sv_record_opts_default(&o->rec);
 	while ((c = getopt_long(argc, argv, "i:e:n:d:lI:r:jt:a:s:vhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -292,13 +307,32 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			want = "MiB, 0 (one file) or 1 to 1048576";
 			if (parse_u64(optarg, 0, 1u << 20, &v))
 				goto bad;
-			o->record_size = v << 20;
+			o->rec.size_mib = (uint32_t)v;
 			rotation = true;
 			break;
-		case OPT_RKEEP:
+		case OPT_RKEEP: {
+			uint32_t keep;
+
 			want = SV_REC_KEEP_SYNTAX;
-			if (sv_record_parse_keep(optarg, &o->record_keep))
+			if (sv_record_parse_keep(optarg, &keep))
 				goto bad;
+			o->rec.keep = optarg;
+			rotation = true;
+			break;
+		}
+		case OPT_RFLUSH:
+		case OPT_RSYNC:
+			want = "milliseconds, 0 to 3600000";
+			if (parse_u64(optarg, 0, c == OPT_RFLUSH ? SV_REC_FLUSH_MS_MAX : SV_REC_SYNC_MS_MAX, &v))
+				goto bad;
+			*(c == OPT_RFLUSH ? &o->rec.flush_ms : &o->rec.sync_ms) = (uint32_t)v;
+			rotation = true;
+			break;
+		case OPT_RFREE:
+			want = "MiB, 0 to 16777216";
+			if (parse_u64(optarg, 0, SV_REC_MIN_FREE_MIB_MAX, &v))
+				goto bad;
+			o->rec.min_free_mib = (uint32_t)v;
 			rotation = true;
 			break;
 		case 'j':
@@ -375,7 +409,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		return -EINVAL;
 	}
 	if (rotation && !o->record) {
-		fprintf(stderr, "svtrace: --record-size and --record-keep are about --record FILE, not given\n");
+		fprintf(stderr, "svtrace: --record-size, --record-keep, --record-flush-ms, --record-sync-ms and "
+			"--record-min-free are about --record FILE, not given\n");
 		return -EINVAL;
 	}
 	if (o->svid && strlen(o->svid) > SVTRACE_SVID_MAX)
@@ -572,8 +607,8 @@ static void rec_stream(struct tracer *t, const struct tstream *ts)
 	/* A learned wrap is the rate of a synchronised stream (smpCnt counts samples in the second). */
 	s.sample_rate = ts->rate;
 	s.smp_wrap = ts->rate;
-	if (sv_record_define_stream(t->rec, &s))
-		t->rec_errors++;
+	if (sv_record_define_stream(t->rec, &s) == -EINVAL)
+		t->rec_refused++;
 }
 
 /*
@@ -702,8 +737,8 @@ static void rec_point(struct tracer *t, const struct tstream *s, unsigned point,
 		.cpu = (uint16_t)cpu, .tid = tid, .seq = 0,
 	};
 
-	if (sv_record_write_event(t->rec, &r))
-		t->rec_errors++;
+	if (sv_record_write_event(t->rec, &r) == -EINVAL)
+		t->rec_refused++;
 }
 
 /* A NAME record (SV_REC_NAME_DROP_REASON) the first time a drop reason is written: the kernel's numbering
@@ -719,8 +754,8 @@ static void rec_reason_name(struct tracer *t, uint32_t reason, const char *name)
 		return;
 	t->reasons_named[t->nreasons_named++] = reason;
 	snprintf(n.name, sizeof(n.name), "%s", name);
-	if (sv_record_define_name(t->rec, &n))
-		t->rec_errors++;
+	if (sv_record_define_name(t->rec, &n) == -EINVAL)
+		t->rec_refused++;
 }
 
 static void rec_drop(struct tracer *t, const struct tstream *s, unsigned point, const struct svtrace_copy *e,
@@ -736,8 +771,8 @@ static void rec_drop(struct tracer *t, const struct tstream *s, unsigned point, 
 
 	snprintf(d.reason_name, sizeof(d.reason_name), "%s", name ? name : "unknown");
 	rec_reason_name(t, e->reason, d.reason_name);
-	if (sv_record_write_drop(t->rec, &d))
-		t->rec_errors++;
+	if (sv_record_write_drop(t->rec, &d) == -EINVAL)
+		t->rec_refused++;
 }
 
 /*
@@ -757,8 +792,8 @@ static void rec_missing(struct tracer *t, const struct tstream *s, unsigned poin
 	};
 
 	rec_reason_name(t, SV_REASON_MISSING, sv_rec_reason_name(SV_REASON_MISSING));
-	if (sv_record_write_event(t->rec, &r))
-		t->rec_errors++;
+	if (sv_record_write_event(t->rec, &r) == -EINVAL)
+		t->rec_refused++;
 }
 
 /*
@@ -793,8 +828,8 @@ static void rec_summaries(struct tracer *t, int64_t now_mono)
 				r.frames = hs->frames;
 				r.lost = hs->missing;
 				r.dropped = hs->dropped;
-				if (sv_record_write_summary(t->rec, &r))
-					t->rec_errors++;
+				if (sv_record_write_summary(t->rec, &r) == -EINVAL)
+					t->rec_refused++;
 			}
 		}
 	}
@@ -875,8 +910,8 @@ static void on_late(void *ctx, const struct svtrace_late *l)
 	memcpy(r.feeder_comm, l->feeder_comm, 16);
 	memcpy(r.holder_comm, l->holder_comm, 16);
 	r.feeder_comm[15] = r.holder_comm[15] = 0;
-	if (sv_record_write_thread(t->rec, &r))
-		t->rec_errors++;
+	if (sv_record_write_thread(t->rec, &r) == -EINVAL)
+		t->rec_refused++;
 }
 
 /* The record file's name of port @i's current ifindex (svreport names the hops by it). */
@@ -895,9 +930,11 @@ static int rec_open(struct tracer *t)
 {
 	struct sv_record_writer_cfg cfg = {
 		.path = t->o.record, .tool = "svtrace", .clock = SV_CLOCK_TAI,
-		.rotate_bytes = t->o.record_size, .rotate_keep = t->o.record_keep,
 	};
-	int err = sv_record_writer_open(&t->rec, &cfg);
+	int err = sv_record_cfg_opts(&cfg, &t->o.rec);
+
+	if (!err)
+		err = sv_record_writer_open(&t->rec, &cfg);
 
 	if (err) {
 		fprintf(stderr, "svtrace: cannot create record file '%s': %s\n", t->o.record, strerror(-err));
@@ -1572,6 +1609,8 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 		sv_json_object_end(&j);
 	}
 	sv_json_array_end(&j);
+	sv_json_key(&j, "record"); /* what reached the disk: null without --record */
+	sv_record_stats_json(&j, t->o.record, t->rec_closed ? &t->rec_st : NULL);
 	sv_json_object_end(&j);
 	return sv_json_end(&j);
 }
@@ -1658,6 +1697,15 @@ static void print_summary(struct tracer *t)
 				hs->frames, hs->missing, hs->dropped, hs->in_flight ? " in_flight_at_stop=" : "",
 				hs->in_flight, line);
 		}
+	}
+	if (t->rec_closed) {
+		char rl[512];
+
+		sv_record_stats_format(&t->rec_st, rl, sizeof(rl));
+		fprintf(stderr, "svtrace: record %s: %s\n", t->o.record, rl);
+		if (t->rec_refused)
+			fprintf(stderr, "svtrace: record %s: %" PRIu64 " records refused as invalid (a bug: please report)\n",
+				t->o.record, t->rec_refused);
 	}
 }
 
@@ -1968,6 +2016,7 @@ static void signals_install(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGXFSZ, SIG_IGN); /* a file size limit is a full disk: EFBIG, counted (sv_record.h) */
 }
 
 /* A signal came during set-up: say so (the caller ends cleanly, exit 0). */
@@ -2098,6 +2147,7 @@ int main(int argc, char **argv)
 		ring_buffer__consume(t.rb);
 		hlog_drain(&t);
 		now = mono_now();
+		sv_record_tick(t.rec, now); /* the record's time bounds: a syscall only when one is due */
 		if (now - t.t_last_expire >= 500 * SV_NSEC_PER_MSEC) {
 			streams_sync(&t);
 			scan_inflight(&t, now, false);
@@ -2131,6 +2181,16 @@ int main(int argc, char **argv)
 	scan_inflight(&t, mono_now(), true);
 	scan_tracked(&t, mono_now(), true);
 	rec_summaries(&t, now);
+	if (t.rec) {
+		/* the last block and END now, so that the summaries say what reached the disk */
+		err = sv_record_writer_close_stats(t.rec, &t.rec_st);
+		t.rec = NULL;
+		t.rec_closed = true;
+		if (err)
+			fprintf(stderr, "svtrace: record file '%s': %s\n", t.o.record, strerror(-err));
+		if (err || sv_record_stats_incomplete(&t.rec_st))
+			ret = EXIT_RUNTIME;
+	}
 	print_summary(&t);
 	if (t.o.json && print_json(&t, now - t.t_start_mono)) {
 		fprintf(stderr, "svtrace: JSON output failed\n");
@@ -2150,9 +2210,6 @@ out_rec:
 		if (err) {
 			fprintf(stderr, "svtrace: record file '%s': %s\n", t.o.record, strerror(-err));
 			ret = EXIT_RUNTIME;
-		} else if (t.rec_errors) {
-			fprintf(stderr, "svtrace: record file '%s': %" PRIu64 " records could not be written\n",
-				t.o.record, t.rec_errors);
 		}
 	}
 out_corr:

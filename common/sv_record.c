@@ -9,8 +9,10 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "sv_json.h"
 #include "sv_log.h"
 #include "sv_record.h"
 #include "sv_stats.h"
@@ -25,6 +27,7 @@ static const char *const kind_names[SV_REC_KIND_MAX] = {
 	[SV_REC_STREAM] = "stream", [SV_REC_NAME] = "name",	[SV_REC_EVENT] = "event",
 	[SV_REC_SUMMARY] = "summary", [SV_REC_HIST] = "hist", [SV_REC_DROP] = "drop",
 	[SV_REC_THREAD] = "thread", [SV_REC_SYNC] = "sync",	[SV_REC_END] = "end",
+	[SV_REC_UNWRITTEN] = "unwritten",
 };
 
 const char *sv_rec_kind_name(unsigned kind)
@@ -266,11 +269,12 @@ static const uint16_t fixed_size[SV_REC_KIND_MAX] = {
 	[SV_REC_EVENT] = sizeof(struct sv_rec_event),	[SV_REC_SUMMARY] = sizeof(struct sv_rec_summary),
 	[SV_REC_HIST] = 0 /* variable */,		[SV_REC_DROP] = sizeof(struct sv_rec_drop),
 	[SV_REC_THREAD] = sizeof(struct sv_rec_thread), [SV_REC_SYNC] = sizeof(struct sv_rec_sync),
-	[SV_REC_END] = sizeof(struct sv_rec_end),
+	[SV_REC_END] = sizeof(struct sv_rec_end),	[SV_REC_UNWRITTEN] = sizeof(struct sv_rec_unwritten),
 };
 
 #define BLK_HDR sizeof(struct sv_rec_block_header)
 #define HIST_MAX_RECORD 65528u /* largest multiple of 8 a u16 size holds */
+#define STRETCHES_LOGGED 20	/* stretches of failed writes said through sv_log; the rest are counted */
 
 struct sv_record_writer {
 	int fd;
@@ -293,6 +297,24 @@ struct sv_record_writer {
 	struct sv_rec_name *names;
 	unsigned nnames;
 	struct sv_record_writer_stats st;
+	/* A full disk (sv_record.h "Full disk"): */
+	bool need_header;	       /* the part's header is not on disk yet (no room when it began) */
+	bool closing;		       /* the part's last blocks: they may use the reserve, whatever the floor */
+	bool below_floor;	       /* free space under min_free at the last check: blocks held back */
+	uint64_t reserve;	       /* octets kept allocated past the part's end (0: none) */
+	uint64_t min_free;
+	uint32_t kept;		       /* rotated parts of this run on disk: path.1 .. path.kept */
+	struct sv_rec_unwritten gap;   /* the stretch of dropped blocks going on (gap.blocks != 0) */
+	int64_t last_ok_ns;	       /* the file's clock: the last block written, or the part's start */
+	uint32_t carried;	       /* records at the head of the buffer re-made after a dropped block */
+	uint8_t *redo_stream;	       /* per stream index: its STREAM record was in a dropped block */
+	uint8_t *redo_name;	       /* per name-table slot: the same for its NAME record */
+	/* Time bounds, on the caller's tick clock (sv_record_tick): */
+	int64_t flush_ns, sync_ns;
+	int64_t pending_since;	       /* first tick that saw the buffer hold records; INT64_MIN: none */
+	int64_t last_sync;	       /* INT64_MIN: never */
+	int64_t next_space;	       /* next floor check; INT64_MIN: not scheduled yet */
+	bool unsynced;		       /* blocks written since the last fdatasync */
 };
 
 static int64_t writer_now(const struct sv_record_writer *w)
@@ -346,11 +368,251 @@ static void sync_to_rec(struct sv_rec_sync *r, const struct sv_clock_sync *s, in
 	r->tai_unset = s->tai_unset;
 }
 
+static bool name_same(const struct sv_rec_name *a, const struct sv_rec_name *b)
+{
+	return a->name_kind == b->name_kind && a->id == b->id && a->netns == b->netns;
+}
+
 static int writer_start_part(struct sv_record_writer *w);
 static int writer_rotate(struct sv_record_writer *w);
+static int writer_open_file(struct sv_record_writer *w);
+static void writer_space_check(struct sv_record_writer *w);
 
-/* Writes the pending block. On failure the block's records are lost (counted) and the part is cut back
- * to its last good block, so the file stays readable. */
+/* The errors a full disk gives (a quota, RLIMIT_FSIZE): the writer drops and counts, it does not fail. */
+static bool space_errno(int e)
+{
+	return e == ENOSPC || e == EDQUOT || e == EFBIG;
+}
+
+static const char *errno_name(int e)
+{
+	const char *n = strerrorname_np(e);
+
+	return n ? n : "?";
+}
+
+/*
+ * Room for @len octets at @off that leaves the reserve past them allocated (fallocate KEEP_SIZE: the file's
+ * size does not change, and a range already allocated costs nothing). 0, or -errno: ENOSPC drops the
+ * block and keeps the reserve for the part's end. The part's last blocks (closing) write into it.
+ */
+static int writer_alloc(struct sv_record_writer *w, uint64_t off, uint64_t len)
+{
+	if (!w->reserve || w->closing)
+		return 0;
+	if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)(len + w->reserve)) == 0)
+		return 0;
+	if (space_errno(errno))
+		return -errno;
+	/* no preallocation here (EOPNOTSUPP: the filesystem; ENODEV: not a file): blocks go as they come */
+	w->reserve = 0;
+	w->st.reserve = false;
+	return 0;
+}
+
+/* The part's header at offset 0, with room for @more octets and the reserve after it. */
+static int writer_header(struct sv_record_writer *w, uint64_t more)
+{
+	struct sv_rec_file_header *h = &w->hdr;
+	int err = writer_alloc(w, 0, sizeof(*h) + more);
+
+	if (!err)
+		err = write_all(w->fd, h, sizeof(*h));
+	if (err) {
+		/* nothing half-written stays: the next try starts the file again */
+		if (ftruncate(w->fd, 0) == 0)
+			lseek(w->fd, 0, SEEK_SET);
+		return err;
+	}
+	w->need_header = false;
+	w->part_bytes = sizeof(*h);
+	w->st.bytes += sizeof(*h);
+	return 0;
+}
+
+/* The block in w->buf onto the disk, or -errno with the part cut back to its last good block. */
+static int writer_write_block(struct sv_record_writer *w)
+{
+	size_t len = BLK_HDR + w->used;
+	int err;
+
+	if (w->below_floor && !w->closing)
+		return -ENOSPC;
+	if (w->fd < 0) {
+		/* a rotation could not create the next part: try again */
+		err = writer_open_file(w);
+		if (err)
+			return err;
+		w->need_header = true;
+	}
+	if (w->need_header) {
+		err = writer_header(w, len);
+		if (err)
+			return err;
+	}
+	err = writer_alloc(w, w->part_bytes, len);
+	if (err)
+		return err; /* nothing written */
+	err = write_all(w->fd, w->buf, len);
+	if (err && ftruncate(w->fd, (off_t)w->part_bytes) == 0) {
+		lseek(w->fd, (off_t)w->part_bytes, SEEK_SET);
+		writer_alloc(w, w->part_bytes, 0); /* the reserve, freed by the cut */
+	}
+	return err;
+}
+
+static void gap_widen(int64_t *lo, int64_t *hi, int64_t v)
+{
+	if (!*lo || v < *lo)
+		*lo = v;
+	if (!*hi || v > *hi)
+		*hi = v;
+}
+
+/* An EVENT of a dropped block: counted, its times widen the stretch's. */
+static void gap_event(struct sv_record_writer *w, const uint8_t *p)
+{
+	struct sv_rec_event ev;
+	const struct sv_rec_stream *s;
+
+	memcpy(&ev, p, sizeof(ev));
+	w->gap.events++;
+	w->st.lost_events++;
+	if (ev.asdu == 0 && ev.point < SV_POINT_COUNT) {
+		w->gap.frames[ev.point]++;
+		w->st.lost_frames[ev.point]++;
+	}
+	if (ev.t_ns)
+		gap_widen(&w->gap.t_min_ns, &w->gap.t_max_ns, ev.t_ns);
+	s = ev.stream < SV_REC_MAX_STREAMS && w->defined[ev.stream] ? &w->streams[ev.stream] : NULL;
+	if (s && s->sample_rate && ev.tai_sec && ev.smp_cnt < s->sample_rate && !(ev.flags & SV_REC_F_NOT_SYNCED))
+		gap_widen(&w->gap.ts_min_ns, &w->gap.ts_max_ns,
+			  sv_sample_time_ns(ev.tai_sec, ev.smp_cnt, s->sample_rate));
+}
+
+/*
+ * The block in w->buf could not be written (@e, positive): its records are counted into the stretch (the
+ * caller's records only: the UNWRITTEN record and the definitions at its head are made again, and so are
+ * the STREAM and NAME records it held, marked here).
+ */
+static void writer_drop_block(struct sv_record_writer *w, int e)
+{
+	const uint8_t *p = w->buf + BLK_HDR;
+	size_t pos = 0;
+
+	w->st.write_errors++;
+	if (!w->gap.blocks) {
+		memset(&w->gap, 0, sizeof(w->gap));
+		w->gap.t_first_ns = w->last_ok_ns;
+		w->st.stretches++;
+		w->st.pending = true;
+		if (w->st.stretches <= STRETCHES_LOGGED)
+			sv_warn("record %s: cannot write a block of %u records: %s (%s)%s: records are counted as not "
+				"written, each later block is tried%s",
+				w->path, w->nrec - w->carried, strerror(e), errno_name(e),
+				w->below_floor ? ", free space below the floor" : "",
+				w->st.stretches == STRETCHES_LOGGED ? " (further stretches are counted, not logged)" : "");
+	}
+	w->gap.blocks++;
+	w->gap.err = e;
+	w->gap.t_last_ns = writer_now(w);
+	if (w->below_floor) {
+		w->gap.flags |= SV_REC_UNWRITTEN_F_FLOOR;
+		w->st.floor_blocks++;
+	}
+	if (!w->st.first_errno)
+		w->st.first_errno = e;
+	w->st.last_errno = e;
+	while (pos < w->used) {
+		struct sv_rec_hdr h;
+
+		memcpy(&h, p + pos, sizeof(h));
+		if (h.kind == SV_REC_STREAM) {
+			struct sv_rec_stream s;
+
+			memcpy(&s, p + pos, sizeof(s));
+			w->redo_stream[s.stream] = 1;
+		} else if (h.kind == SV_REC_NAME) {
+			struct sv_rec_name n;
+
+			memcpy(&n, p + pos, sizeof(n));
+			for (unsigned i = 0; i < w->nnames; i++)
+				if (name_same(&w->names[i], &n))
+					w->redo_name[i] = 1;
+		} else if (h.kind != SV_REC_UNWRITTEN && h.kind != SV_REC_END) { /* not the writer's own */
+			w->gap.records++;
+			w->st.lost_records++;
+			if (h.kind == SV_REC_EVENT)
+				gap_event(w, p + pos);
+		}
+		pos += h.size;
+	}
+	w->gap.total = w->st.lost_records;
+}
+
+/* The record at @slot becomes part of the block: kind and size stamped, counted in the block. */
+static void writer_put(struct sv_record_writer *w, uint8_t *slot, unsigned kind, size_t size)
+{
+	struct sv_rec_hdr h;
+
+	memcpy(&h, slot, sizeof(h));
+	h.kind = (uint8_t)kind;
+	h.size = (uint16_t)size;
+	memcpy(slot, &h, sizeof(h));
+	w->used += size;
+	w->nrec++;
+}
+
+/* One record re-made at the head of the emptied buffer (no flush: it was just emptied; not the caller's,
+ * so not counted as accepted). */
+static bool writer_carry_one(struct sv_record_writer *w, unsigned kind, const void *rec, size_t size)
+{
+	uint8_t *slot = w->buf + BLK_HDR + w->used;
+
+	if (w->used + size > w->block_max)
+		return false;
+	memcpy(slot, rec, size);
+	writer_put(w, slot, kind, size);
+	return true;
+}
+
+/* After a dropped block: the stretch's UNWRITTEN record, then the definitions the dropped blocks held, so
+ * that whatever block reaches the disk next says what is missing and defines what follows it. */
+static void writer_carry(struct sv_record_writer *w)
+{
+	writer_carry_one(w, SV_REC_UNWRITTEN, &w->gap, sizeof(w->gap));
+	for (unsigned i = 0; i < SV_REC_MAX_STREAMS; i++) {
+		if (!w->redo_stream[i])
+			continue;
+		if (!writer_carry_one(w, SV_REC_STREAM, &w->streams[i], sizeof(w->streams[i])))
+			w->st.lost_records++; /* only if a block held nothing but definitions */
+		w->redo_stream[i] = 0;
+	}
+	for (unsigned i = 0; i < w->nnames; i++) {
+		if (!w->redo_name[i])
+			continue;
+		if (!writer_carry_one(w, SV_REC_NAME, &w->names[i], sizeof(w->names[i])))
+			w->st.lost_records++;
+		w->redo_name[i] = 0;
+	}
+	w->carried = w->nrec;
+}
+
+/* A block reached the disk after a stretch of dropped ones: its UNWRITTEN record is in the file. */
+static void writer_gap_closed(struct sv_record_writer *w)
+{
+	if (w->st.stretches <= STRETCHES_LOGGED)
+		sv_warn("record %s: %s: %" PRIu64 " records (%" PRIu64 " events) in %u blocks were not written (%s) "
+			"over %.3f s",
+			w->path, w->closing ? "the part's end is written into its space reserve" : "writing again",
+			w->gap.records, w->gap.events, w->gap.blocks, errno_name(w->gap.err),
+			(double)(w->gap.t_last_ns - w->gap.t_first_ns) / 1e9);
+	w->gap.blocks = 0;
+	w->st.pending = false;
+}
+
+/* Writes the pending block. On failure the block's records are lost (counted: writer_drop_block) and the
+ * part is cut back to its last good block, so the file stays readable. */
 static int writer_flush(struct sv_record_writer *w)
 {
 	struct sv_rec_block_header bh;
@@ -363,20 +625,25 @@ static int writer_flush(struct sv_record_writer *w)
 	bh.records = w->nrec;
 	bh.crc32c = sv_crc32c(sv_crc32c(0, &bh, 12), w->buf + BLK_HDR, w->used);
 	memcpy(w->buf, &bh, BLK_HDR);
-	err = write_all(w->fd, w->buf, BLK_HDR + w->used);
+	err = writer_write_block(w);
 	if (err) {
-		w->st.write_errors++;
-		w->st.lost_records += w->nrec;
-		if (ftruncate(w->fd, (off_t)w->part_bytes) == 0)
-			lseek(w->fd, (off_t)w->part_bytes, SEEK_SET);
+		writer_drop_block(w, -err);
 	} else {
 		w->part_bytes += BLK_HDR + w->used;
 		w->part_records += w->nrec;
 		w->st.bytes += BLK_HDR + w->used;
 		w->st.blocks++;
+		w->unsynced = true;
+		w->last_ok_ns = writer_now(w); /* one clock read a block */
+		if (w->gap.blocks)
+			writer_gap_closed(w);
 	}
 	w->used = 0;
 	w->nrec = 0;
+	w->carried = 0;
+	w->pending_since = INT64_MIN;
+	if (err)
+		writer_carry(w);
 	if (!err && w->rotate_bytes && !w->in_rotate && w->part_bytes >= w->rotate_bytes)
 		err = writer_rotate(w);
 	return err;
@@ -388,21 +655,14 @@ static uint8_t *writer_reserve(struct sv_record_writer *w, size_t size, int *err
 	*err = 0;
 	if (w->used + size > w->block_max) {
 		*err = writer_flush(w);
-		/* a failed flush emptied the buffer: the record itself can still go */
+		/* a failed flush emptied the buffer (but for what it carries): the record itself can still go */
 	}
 	return w->buf + BLK_HDR + w->used;
 }
 
 static void writer_commit(struct sv_record_writer *w, uint8_t *slot, unsigned kind, size_t size)
 {
-	struct sv_rec_hdr h;
-
-	memcpy(&h, slot, sizeof(h));
-	h.kind = (uint8_t)kind;
-	h.size = (uint16_t)size;
-	memcpy(slot, &h, sizeof(h));
-	w->used += size;
-	w->nrec++;
+	writer_put(w, slot, kind, size);
 	w->st.records++;
 }
 
@@ -429,15 +689,20 @@ static int writer_open_file(struct sv_record_writer *w)
 		w->fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0)
 		return -errno;
-	if (w->rotate_bytes && (fstat(w->fd, &st) || !S_ISREG(st.st_mode))) {
+	if (fstat(w->fd, &st) || (w->rotate_bytes && !S_ISREG(st.st_mode))) {
 		close(w->fd);
 		w->fd = -1;
 		return -EINVAL;
 	}
+	if (!S_ISREG(st.st_mode)) {
+		w->reserve = 0; /* a device, a pipe: nothing to reserve */
+		w->st.reserve = false;
+	}
 	return 0;
 }
 
-/* Header, then the stream and name tables so the part reads alone. */
+/* Header, reserve, then the stream and name tables so the part reads alone. No room for the header is
+ * not an error: it goes with the first block that fits (need_header). */
 static int writer_start_part(struct sv_record_writer *w)
 {
 	struct sv_rec_file_header *h = &w->hdr;
@@ -446,13 +711,19 @@ static int writer_start_part(struct sv_record_writer *w)
 
 	h->part_start_ns = writer_now(w);
 	h->crc32c = sv_crc32c(0, h, offsetof(struct sv_rec_file_header, crc32c));
-	err = write_all(w->fd, h, sizeof(*h));
-	if (err)
-		return err;
-	w->part_bytes = sizeof(*h);
+	w->last_ok_ns = h->part_start_ns;
+	w->part_bytes = 0;
 	w->part_records = 0;
-	w->st.bytes += sizeof(*h);
 	w->st.parts++;
+	err = writer_header(w, 0);
+	if (err && !space_errno(-err))
+		return err;
+	if (err) {
+		/* the tables below go into the buffer: the first block that fits carries the header */
+		w->need_header = true;
+		sv_warn("record %s: no room for part %u's header: %s (%s): records are counted until space returns",
+			w->path, h->part, strerror(-err), errno_name(-err));
+	}
 	for (i = 0; i < SV_REC_MAX_STREAMS; i++) {
 		if (!w->defined[i])
 			continue;
@@ -468,23 +739,50 @@ static int writer_start_part(struct sv_record_writer *w)
 	return first;
 }
 
+/* The part's last blocks, written into its reserve: the pending block, then END (after the UNWRITTEN
+ * record and definitions a dropped last block leaves at the head of the buffer). */
 static int writer_end_part(struct sv_record_writer *w, bool rotated)
 {
 	struct sv_rec_end end;
-	int err;
+	int err, e2;
 
+	w->closing = true;
 	err = writer_flush(w);
 	memset(&end, 0, sizeof(end));
 	end.rotated = rotated;
 	end.t_ns = writer_now(w);
-	end.records = w->part_records;
+	end.records = w->part_records + w->nrec; /* what precedes END in the file */
 	end.lost_records = w->st.lost_records;
 	writer_append(w, SV_REC_END, &end, sizeof(end));
-	if (!err)
-		err = writer_flush(w);
-	else
-		writer_flush(w);
-	return err;
+	e2 = writer_flush(w);
+	w->closing = false;
+	return err ? err : e2;
+}
+
+static void writer_sync(struct sv_record_writer *w)
+{
+	w->unsynced = false;
+	if (w->fd < 0)
+		return;
+	if (fdatasync(w->fd) == 0) {
+		w->st.syncs++;
+		return;
+	}
+	if (!w->st.sync_errors++)
+		sv_warn("record %s: fdatasync: %s (%s): blocks written before may not be on the disk",
+			w->path, strerror(errno), errno_name(errno));
+}
+
+/* The part ends: its reserve is given back (a truncate to its size frees what lies past it), and with a
+ * sync period it is made durable. */
+static void writer_release(struct sv_record_writer *w)
+{
+	if (w->fd < 0)
+		return;
+	if (w->reserve && ftruncate(w->fd, (off_t)w->part_bytes))
+		sv_warn("record %s: cannot release the space reserve: %s", w->path, strerror(errno));
+	if (w->sync_ns && w->unsynced)
+		writer_sync(w);
 }
 
 int sv_record_parse_keep(const char *s, uint32_t *keep)
@@ -508,14 +806,27 @@ int sv_record_parse_keep(const char *s, uint32_t *keep)
 	return 0;
 }
 
-int sv_record_cfg_rotation(struct sv_record_writer_cfg *cfg, uint32_t size_mib, const char *keep)
+void sv_record_opts_default(struct sv_record_opts *o)
+{
+	/* the strings the config tables use, read once: one source for every tool */
+	o->size_mib = (uint32_t)strtoul(SV_REC_SIZE_MIB_DEFAULT, NULL, 10);
+	o->keep = SV_REC_KEEP_DEFAULT;
+	o->flush_ms = (uint32_t)strtoul(SV_REC_FLUSH_MS_DEFAULT, NULL, 10);
+	o->sync_ms = (uint32_t)strtoul(SV_REC_SYNC_MS_DEFAULT, NULL, 10);
+	o->min_free_mib = (uint32_t)strtoul(SV_REC_MIN_FREE_MIB_DEFAULT, NULL, 10);
+}
+
+int sv_record_cfg_opts(struct sv_record_writer_cfg *cfg, const struct sv_record_opts *o)
 {
 	uint32_t k;
 
-	if (sv_record_parse_keep(keep, &k))
+	if (sv_record_parse_keep(o->keep ? o->keep : SV_REC_KEEP_DEFAULT, &k))
 		return -EINVAL;
-	cfg->rotate_bytes = (uint64_t)size_mib << 20;
+	cfg->rotate_bytes = (uint64_t)o->size_mib << 20;
 	cfg->rotate_keep = k;
+	cfg->flush_ns = (int64_t)o->flush_ms * 1000000;
+	cfg->sync_ns = (int64_t)o->sync_ms * 1000000;
+	cfg->min_free_bytes = (uint64_t)o->min_free_mib << 20;
 	return 0;
 }
 
@@ -530,8 +841,8 @@ static int writer_rotate(struct sv_record_writer *w)
 {
 	size_t plen = strlen(w->path) + 16;
 	char *from = malloc(plen), *to = malloc(plen);
-	unsigned i;
-	int err;
+	uint32_t n;
+	int err, e;
 
 	/* allocation here is per rotation (minutes apart), not per record */
 	if (!from || !to) {
@@ -540,16 +851,21 @@ static int writer_rotate(struct sv_record_writer *w)
 	}
 	w->in_rotate = true;
 	err = writer_end_part(w, true);
+	writer_release(w);
 	close(w->fd);
 	w->fd = -1;
-	/* path.(keep-1) -> path.keep ... path -> path.1: the oldest kept part is overwritten; only the
-	 * parts this run wrote are moved (rotate_keep may be SV_REC_KEEP_ALL) */
-	for (i = w->hdr.part < w->rotate_keep ? w->hdr.part + 1 : w->rotate_keep; i > 1; i--) {
+	/* path.(n-1) -> path.n ... path -> path.1, n = the parts kept after this one: over rotate_keep the
+	 * oldest is overwritten; only the parts this run wrote (and the floor left) are moved */
+	n = w->kept < w->rotate_keep ? w->kept + 1 : w->rotate_keep;
+	for (uint32_t i = n; i > 1; i--) {
 		sv_record_part_path(from, plen, w->path, i - 1);
 		sv_record_part_path(to, plen, w->path, i);
 		if (rename(from, to) && errno != ENOENT && !err)
 			err = -errno;
 	}
+	if (w->kept >= n)
+		w->st.parts_deleted++; /* path.n was overwritten, or the part itself goes (keep 0) */
+	w->kept = n;
 	if (w->rotate_keep) {
 		sv_record_part_path(to, plen, w->path, 1);
 		if (rename(w->path, to) && !err)
@@ -558,26 +874,74 @@ static int writer_rotate(struct sv_record_writer *w)
 		err = -errno;
 	}
 	w->hdr.part++;
-	{
-		int e = writer_open_file(w);
-
-		if (e) {
+	e = writer_open_file(w);
+	if (e) {
+		/* counted as unwritten until a later block can create it (writer_write_block) */
+		sv_warn("record %s: cannot create part %u: %s", w->path, w->hdr.part, strerror(-e));
+		w->st.parts++;
+		w->need_header = true;
+		w->part_bytes = 0;
+		w->part_records = 0;
+		if (!err)
 			err = e;
-			goto out_rot;
-		}
+		goto out_rot;
 	}
-	{
-		int e = writer_start_part(w);
-
-		if (e && !err)
-			err = e;
-	}
+	e = writer_start_part(w);
+	if (e && !err)
+		err = e;
+	writer_space_check(w);
 out_rot:
 	w->in_rotate = false;
 out_free:
 	free(from);
 	free(to);
 	return err;
+}
+
+/*
+ * Free space of the file's filesystem against the floor (f_bavail: what an unprivileged writer may still
+ * use, root's reserve left to the system). Below it, the oldest rotated parts of this run are deleted one
+ * by one (never the live part, never another run's); still below, blocks are held back (dropped and
+ * counted, flag FLOOR) until a later check finds room.
+ */
+static void writer_space_check(struct sv_record_writer *w)
+{
+	struct statvfs sv;
+	uint64_t avail = 0;
+	bool below;
+
+	if (!w->min_free || w->fd < 0)
+		return;
+	for (;;) {
+		char part[4096];
+
+		if (fstatvfs(w->fd, &sv))
+			return; /* cannot tell: as before */
+		avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+		w->st.free_bytes = (int64_t)avail;
+		if (avail >= w->min_free || !w->kept)
+			break;
+		if (sv_record_part_path(part, sizeof(part), w->path, w->kept))
+			break;
+		if (unlink(part) && errno != ENOENT) {
+			sv_warn("record %s: free space %" PRIu64 " MiB below the floor of %" PRIu64 " MiB: cannot delete "
+				"the oldest part %s: %s", w->path, avail >> 20, w->min_free >> 20, part, strerror(errno));
+			break;
+		}
+		w->kept--;
+		w->st.parts_deleted++;
+		w->st.floor_deleted++;
+		sv_warn("record %s: free space %" PRIu64 " MiB below the floor of %" PRIu64 " MiB: deleted the oldest "
+			"part %s", w->path, avail >> 20, w->min_free >> 20, part);
+	}
+	below = avail < w->min_free;
+	if (below && !w->below_floor)
+		sv_warn("record %s: free space %" PRIu64 " MiB below the floor of %" PRIu64 " MiB and no older part left "
+			"to delete: blocks are held back (counted as not written) until there is room",
+			w->path, avail >> 20, w->min_free >> 20);
+	else if (!below && w->below_floor)
+		sv_warn("record %s: free space %" PRIu64 " MiB back above the floor: writing again", w->path, avail >> 20);
+	w->below_floor = below;
 }
 
 static void writer_free(struct sv_record_writer *w)
@@ -589,6 +953,8 @@ static void writer_free(struct sv_record_writer *w)
 	free(w->streams);
 	free(w->defined);
 	free(w->names);
+	free(w->redo_stream);
+	free(w->redo_name);
 	free(w);
 }
 
@@ -603,7 +969,7 @@ int sv_record_writer_open(struct sv_record_writer **wp, const struct sv_record_w
 
 	*wp = NULL;
 	if (!cfg || !cfg->path || !*cfg->path || !cfg->tool || strlen(cfg->tool) > 15 ||
-	    (unsigned)cfg->clock >= SV_CLOCK_COUNT)
+	    (unsigned)cfg->clock >= SV_CLOCK_COUNT || cfg->flush_ns < 0 || cfg->sync_ns < 0)
 		return -EINVAL;
 	if (cfg->block_bytes && (cfg->block_bytes < SV_REC_BLOCK_MIN || cfg->block_bytes > SV_REC_BLOCK_LIMIT ||
 				 cfg->block_bytes % 8))
@@ -624,12 +990,28 @@ int sv_record_writer_open(struct sv_record_writer **wp, const struct sv_record_w
 		w->cid = cfg->phc_cid;
 	else
 		sv_clock_posix_id(cfg->clock, &w->cid);
+	w->flush_ns = cfg->flush_ns;
+	w->sync_ns = cfg->sync_ns;
+	w->min_free = cfg->min_free_bytes;
+	w->pending_since = w->last_sync = w->next_space = INT64_MIN;
+	/* the part's last full block, then a block of UNWRITTEN + END, rounded to pages */
+	w->reserve = cfg->no_reserve ? 0
+				     : (2 * BLK_HDR + w->block_max + sizeof(struct sv_rec_unwritten) +
+					sizeof(struct sv_rec_end) + 4095) & ~(uint64_t)4095;
+	w->st.reserve = w->reserve != 0;
+	w->st.free_bytes = -1;
+	w->st.min_free_bytes = w->min_free;
+	w->st.rotate_keep = w->rotate_keep;
+	w->st.flush_ns = w->flush_ns;
+	w->st.sync_ns = w->sync_ns;
 	w->path = strdup(cfg->path);
 	w->buf = malloc(BLK_HDR + w->block_max);
 	w->streams = calloc(SV_REC_MAX_STREAMS, sizeof(*w->streams));
 	w->defined = calloc(SV_REC_MAX_STREAMS, 1);
 	w->names = calloc(SV_REC_MAX_NAMES, sizeof(*w->names));
-	if (!w->path || !w->buf || !w->streams || !w->defined || !w->names) {
+	w->redo_stream = calloc(SV_REC_MAX_STREAMS, 1);
+	w->redo_name = calloc(SV_REC_MAX_NAMES, 1);
+	if (!w->path || !w->buf || !w->streams || !w->defined || !w->names || !w->redo_stream || !w->redo_name) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -690,6 +1072,7 @@ int sv_record_writer_open(struct sv_record_writer **wp, const struct sv_record_w
 	err = writer_start_part(w);
 	if (err)
 		goto out_unlink;
+	writer_space_check(w);
 	*wp = w;
 	return 0;
 
@@ -733,11 +1116,6 @@ int sv_record_define_stream(struct sv_record_writer *w, const struct sv_rec_stre
 	t->size = sizeof(*t);
 	w->defined[s->stream] = 1;
 	return writer_append(w, SV_REC_STREAM, t, sizeof(*t));
-}
-
-static bool name_same(const struct sv_rec_name *a, const struct sv_rec_name *b)
-{
-	return a->name_kind == b->name_kind && a->id == b->id && a->netns == b->netns;
 }
 
 int sv_record_define_name(struct sv_record_writer *w, const struct sv_rec_name *n)
@@ -883,24 +1261,166 @@ int sv_record_flush(struct sv_record_writer *w)
 	return writer_flush(w);
 }
 
-int sv_record_writer_close(struct sv_record_writer *w)
+int sv_record_tick(struct sv_record_writer *w, int64_t now_ns)
 {
-	int err;
+	int err = 0;
 
 	if (!w)
 		return 0;
-	w->in_rotate = true; /* the last part ends here, whatever its size */
-	err = writer_end_part(w, false);
-	if (close(w->fd) && !err)
-		err = -errno;
-	w->fd = -1;
-	writer_free(w);
+	if (w->min_free) {
+		if (w->next_space == INT64_MIN)
+			w->next_space = now_ns + SV_REC_SPACE_CHECK_NS; /* checked at open */
+		else if (now_ns >= w->next_space) {
+			writer_space_check(w);
+			w->next_space = now_ns + SV_REC_SPACE_CHECK_NS;
+		}
+	}
+	if (w->flush_ns) {
+		/* records appended after the last tick waited at most one tick period more than this says */
+		if (!w->nrec) {
+			w->pending_since = INT64_MIN;
+		} else if (w->pending_since == INT64_MIN) {
+			w->pending_since = now_ns;
+		} else if (now_ns - w->pending_since >= w->flush_ns) {
+			w->st.timed_flushes++;
+			err = writer_flush(w);
+		}
+	}
+	if (w->sync_ns && w->unsynced && (w->last_sync == INT64_MIN || now_ns - w->last_sync >= w->sync_ns)) {
+		writer_sync(w);
+		w->last_sync = now_ns;
+	}
 	return err;
 }
 
 void sv_record_writer_get_stats(const struct sv_record_writer *w, struct sv_record_writer_stats *st)
 {
 	*st = w->st;
+}
+
+int sv_record_writer_close_stats(struct sv_record_writer *w, struct sv_record_writer_stats *st)
+{
+	int err;
+
+	if (!w) {
+		if (st)
+			memset(st, 0, sizeof(*st));
+		return 0;
+	}
+	w->in_rotate = true; /* the last part ends here, whatever its size */
+	err = writer_end_part(w, false);
+	writer_release(w);
+	if (w->fd >= 0 && close(w->fd) && !err)
+		err = -errno;
+	w->fd = -1;
+	if (st)
+		*st = w->st;
+	writer_free(w);
+	return err;
+}
+
+int sv_record_writer_close(struct sv_record_writer *w)
+{
+	return sv_record_writer_close_stats(w, NULL);
+}
+
+/* "T0 1200 frames, T4 3 frames" into @buf: the frames per point not written. */
+static void frames_format(const struct sv_record_writer_stats *st, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned p = 0; p < SV_POINT_COUNT && used < size; p++) {
+		int n;
+
+		if (!st->lost_frames[p])
+			continue;
+		n = snprintf(buf + used, size - used, "%s%s %" PRIu64 " frames", used ? ", " : "", sv_point_name(p),
+			     st->lost_frames[p]);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+int sv_record_stats_format(const struct sv_record_writer_stats *st, char *buf, size_t size)
+{
+	char frames[160], kept[64];
+	int e = st->last_errno;
+
+	if (st->rotate_keep == SV_REC_KEEP_ALL)
+		snprintf(kept, sizeof(kept), "all parts kept");
+	else
+		snprintf(kept, sizeof(kept), "%u rotated parts kept", st->rotate_keep);
+	if (!sv_record_stats_incomplete(st))
+		return snprintf(buf, size, "%" PRIu64 " records, %" PRIu64 " blocks, %u part%s (%s, %" PRIu64
+				" deleted%s): every record written%s",
+				st->records, st->blocks, st->parts, st->parts == 1 ? "" : "s", kept, st->parts_deleted,
+				st->floor_deleted ? " for the free-space floor" : "",
+				st->write_errors ? " (after failed writes that held no record)" : "");
+	frames_format(st, frames, sizeof(frames));
+	return snprintf(buf, size,
+			"%" PRIu64 " of %" PRIu64 " records NOT WRITTEN (%" PRIu64 " events%s%s) in %" PRIu64
+			" stretch%s, %" PRIu64 " failed writes: %s (%s)%s%s; %s%s; %u part%s (%s, %" PRIu64 " deleted)%s",
+			st->lost_records, st->records, st->lost_events, frames[0] ? ": " : "", frames, st->stretches,
+			st->stretches == 1 ? "" : "es", st->write_errors, e ? strerror(e) : "no error",
+			e ? errno_name(e) : "-", st->first_errno && st->first_errno != e ? ", first " : "",
+			st->first_errno && st->first_errno != e ? errno_name(st->first_errno) : "",
+			st->pending ? "the last stretch is NOT in the file (no room came back, no reserve)"
+				    : "each stretch is in the file (UNWRITTEN records) and END counts them",
+			st->floor_blocks ? ", blocks held back below the free-space floor" : "", st->parts,
+			st->parts == 1 ? "" : "s", kept, st->parts_deleted,
+			st->sync_errors ? "; fdatasync FAILED: blocks may not be on the disk" : "");
+}
+
+void sv_record_stats_json(struct sv_json *j, const char *path, const struct sv_record_writer_stats *st)
+{
+	if (!st) {
+		sv_json_null(j);
+		return;
+	}
+	sv_json_object_begin(j);
+	sv_json_kv_str(j, "path", path);
+	sv_json_kv_bool(j, "complete", !sv_record_stats_incomplete(st));
+	sv_json_kv_uint(j, "records", st->records);
+	sv_json_kv_uint(j, "bytes", st->bytes);
+	sv_json_kv_uint(j, "blocks", st->blocks);
+	sv_json_kv_uint(j, "parts", st->parts);
+	sv_json_kv_uint(j, "parts_deleted", st->parts_deleted);
+	sv_json_kv_uint(j, "parts_deleted_for_floor", st->floor_deleted);
+	sv_json_kv_uint(j, "unwritten_records", st->lost_records);
+	sv_json_kv_uint(j, "unwritten_events", st->lost_events);
+	sv_json_key(j, "unwritten_frames");
+	sv_json_object_begin(j);
+	for (unsigned p = 0; p < SV_POINT_COUNT; p++)
+		if (st->lost_frames[p])
+			sv_json_kv_uint(j, sv_point_name(p), st->lost_frames[p]);
+	sv_json_object_end(j);
+	sv_json_kv_uint(j, "stretches", st->stretches);
+	sv_json_kv_uint(j, "failed_writes", st->write_errors);
+	sv_json_kv_uint(j, "held_back_by_floor", st->floor_blocks);
+	sv_json_kv_str(j, "errno", st->last_errno ? errno_name(st->last_errno) : NULL);
+	sv_json_kv_str(j, "error", st->last_errno ? strerror(st->last_errno) : NULL);
+	sv_json_kv_str(j, "first_errno", st->first_errno ? errno_name(st->first_errno) : NULL);
+	sv_json_kv_bool(j, "last_stretch_in_file", !st->pending);
+	sv_json_kv_bool(j, "space_reserve", st->reserve);
+	/* what happens on a full disk (docs/decisions.md): dropped blocks are counted, later ones tried */
+	sv_json_kv_str(j, "policy", "keep_trying");
+	if (st->rotate_keep == SV_REC_KEEP_ALL)
+		sv_json_kv_str(j, "keep", "all");
+	else
+		sv_json_kv_uint(j, "keep", st->rotate_keep);
+	sv_json_kv_uint(j, "min_free_bytes", st->min_free_bytes);
+	if (st->free_bytes >= 0)
+		sv_json_kv_int(j, "free_bytes", st->free_bytes);
+	else
+		sv_json_kv_null(j, "free_bytes");
+	sv_json_kv_uint(j, "flush_ms", (uint64_t)(st->flush_ns / 1000000));
+	sv_json_kv_uint(j, "timed_flushes", st->timed_flushes);
+	sv_json_kv_uint(j, "sync_ms", (uint64_t)(st->sync_ns / 1000000));
+	sv_json_kv_uint(j, "syncs", st->syncs);
+	sv_json_kv_uint(j, "sync_errors", st->sync_errors);
+	sv_json_object_end(j);
 }
 
 /* ---- Reader ----------------------------------------------------------------------------------- */
@@ -1533,6 +2053,14 @@ static const char *reader_check_fields(struct sv_record_reader *r, struct sv_rec
 		if (o->u.sync.unsync > 1 || o->u.sync.tai_unset > 1)
 			return "sync.flags";
 		return NULL;
+	case SV_REC_UNWRITTEN: {
+		const struct sv_rec_unwritten *u = &o->u.unwritten;
+
+		if (u->err < 0 || (u->flags & ~SV_REC_UNWRITTEN_F_ALL) || u->ts_min_ns > u->ts_max_ns ||
+		    u->t_min_ns > u->t_max_ns || u->events > u->records || u->records > u->total)
+			return "unwritten.counts";
+		return NULL;
+	}
 	case SV_REC_END:
 		if (o->u.end.rotated > 1)
 			return "end.rotated";

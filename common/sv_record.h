@@ -41,7 +41,8 @@ struct sv_stats;
 
 #define SV_REC_MAGIC "SVREC\r\n\x1a"	/* 8 octets; \r\n\x1a catch text-mode mangling */
 #define SV_REC_VERSION_MAJOR 1		/* readers refuse other majors */
-#define SV_REC_VERSION_MINOR 0		/* new kinds/fields in reserved space; readers skip unknown kinds */
+#define SV_REC_VERSION_MINOR 1		/* new kinds/fields in reserved space; readers skip unknown kinds.
+					 * 1: UNWRITTEN records */
 #define SV_REC_HEADER_SIZE 256
 #define SV_REC_BLOCK_MAGIC 0x4b425653u	/* "SVBK" */
 #define SV_REC_MAX_STREAMS 1024		/* stream indexes 0..1023 */
@@ -64,6 +65,7 @@ enum sv_rec_kind {
 	SV_REC_THREAD = 7,	/* why late: the feeder thread waited while another held the CPU */
 	SV_REC_SYNC = 8,	/* host sync state (adjtimex) at a point in time */
 	SV_REC_END = 9,		/* last record of a cleanly closed file part */
+	SV_REC_UNWRITTEN = 10,	/* records the writer could not write (full disk): how many, when, why */
 	SV_REC_KIND_MAX
 };
 const char *sv_rec_kind_name(unsigned kind);	/* "stream", "event", ...; "unknown" */
@@ -366,6 +368,33 @@ struct sv_rec_end {
 	uint64_t lost_records;	/* records the writer could not write (I/O errors) since run start */
 };
 
+/*
+ * UNWRITTEN: 120 octets (minor version 1). A stretch of blocks the writer could not write (a full disk, an
+ * I/O error, free space below the writer's floor): their records were dropped and counted here. Written
+ * first in the next block that reaches the disk (space came back), or with the part's END (the writer
+ * keeps a space reserve for that), so a reader knows what is missing, where, and why. The definitions
+ * (STREAM, NAME) of a dropped block are written again after it: they are not lost. Readers of minor
+ * version 0 skip it.
+ */
+#define SV_REC_UNWRITTEN_F_FLOOR (1u << 0)	/* some blocks were held back by the free-space floor */
+#define SV_REC_UNWRITTEN_F_ALL 0x1u
+struct sv_rec_unwritten {
+	SV_REC_HDR_FIELDS;	/* point unused */
+	int32_t err;		/* errno of the last failed write (ENOSPC...); ENOSPC for the floor */
+	int64_t t_first_ns;	/* the file's clock: the last block written before the stretch (or part start) */
+	int64_t t_last_ns;	/* the file's clock: the last block that failed */
+	int64_t ts_min_ns;	/* TAI: earliest sample time (Ts) of the EVENT records not written (0 none known) */
+	int64_t ts_max_ns;	/* TAI: latest */
+	int64_t t_min_ns;	/* the file's clock: earliest t_ns of the EVENT records not written (0 none) */
+	int64_t t_max_ns;	/* the file's clock: latest */
+	uint64_t records;	/* records not written in this stretch (all kinds but re-written definitions) */
+	uint64_t events;	/* EVENT records among them (every ASDU) */
+	uint64_t total;		/* records not written since the run started (END's lost_records so far) */
+	uint32_t frames[8];	/* EVENT records of ASDU 0 (one a frame) not written, per point (index = point) */
+	uint32_t blocks;	/* blocks dropped in this stretch */
+	uint32_t flags;		/* SV_REC_UNWRITTEN_F_* */
+};
+
 /* The layout is the format: any change here is a new major version. */
 _Static_assert(sizeof(struct sv_rec_hdr) == 4, "record header");
 _Static_assert(sizeof(struct sv_rec_sync) == 64, "SYNC record");
@@ -385,15 +414,33 @@ _Static_assert(sizeof(struct sv_rec_hist) == 24, "HIST record header");
 _Static_assert(sizeof(struct sv_rec_drop) == 80, "DROP record");
 _Static_assert(sizeof(struct sv_rec_thread) == 96, "THREAD record");
 _Static_assert(sizeof(struct sv_rec_end) == 32, "END record");
+_Static_assert(sizeof(struct sv_rec_unwritten) == 120, "UNWRITTEN record");
+_Static_assert(offsetof(struct sv_rec_unwritten, frames) == 80, "UNWRITTEN frames");
 
 /* ---- Writer --------------------------------------------------------------------------------- */
 
 struct sv_record_writer;
 
-#define SV_REC_KEEP_ALL UINT32_MAX	/* rotate_keep: no part is ever deleted */
+#define SV_REC_KEEP_ALL UINT32_MAX	/* rotate_keep: no part is deleted by the count (the floor may) */
 #define SV_REC_KEEP_MAX 1000000u	/* largest count the tools accept (--record-keep N) */
 
 #define SV_REC_KEEP_SYNTAX "a number of parts (0..1000000) or all"	/* for the tools' messages */
+
+/*
+ * The record keys the three tools share (svpub: -s KEY=V; svsub: -c FILE and --record-*; svtrace:
+ * --record-*), with their defaults as the config tables write them. Bounded by default: 16 rotated parts
+ * of 1 GiB besides the live file, and a floor of 256 MiB of free space under which the oldest parts of the
+ * run are deleted and then blocks held back (docs/decisions.md "records on a full disk").
+ */
+#define SV_REC_SIZE_MIB_DEFAULT "1024"	/* record_size_mib: a new part every N MiB, 0 = one file */
+#define SV_REC_KEEP_DEFAULT "16"	/* record_keep: rotated parts kept, or all */
+#define SV_REC_FLUSH_MS_DEFAULT "1000"	/* record_flush_ms: a partial block is written after it waited this */
+#define SV_REC_FLUSH_MS_MAX 3600000u
+#define SV_REC_SYNC_MS_DEFAULT "0"	/* record_sync_ms: fdatasync period, 0 = never */
+#define SV_REC_SYNC_MS_MAX 3600000u
+#define SV_REC_MIN_FREE_MIB_DEFAULT "256" /* record_min_free_mib: free-space floor, 0 = none */
+#define SV_REC_MIN_FREE_MIB_MAX (1u << 24)
+#define SV_REC_SPACE_CHECK_NS (10 * 1000000000LL) /* the floor is checked this often (sv_record_tick) */
 
 /* The tools' --record-keep / record_keep: "all" (SV_REC_KEEP_ALL) or a count 0..SV_REC_KEEP_MAX.
  * 0, or -EINVAL (@keep unchanged). */
@@ -416,6 +463,12 @@ struct sv_record_writer_cfg {
 					 * most one block); 0 = never. >= 2 * block_bytes */
 	uint32_t rotate_keep;		/* rotated parts kept besides the live file (0 = delete each,
 					 * SV_REC_KEEP_ALL = every one) */
+	/* Time bounds, driven by sv_record_tick() (0 = off): */
+	int64_t flush_ns;		/* a block that holds records is written once it waited this long */
+	int64_t sync_ns;		/* fdatasync(2) at most this often while blocks were written */
+	uint64_t min_free_bytes;	/* free-space floor of the file's filesystem (0 = none): checked at
+					 * open, at each rotation and every SV_REC_SPACE_CHECK_NS of ticks */
+	bool no_reserve;		/* do not keep the space reserve for the part's last block and END */
 	/* Optional overrides (tests, replay): NULL/0 = measure now. */
 	const struct sv_clock_sync *sync;
 	const char *host;
@@ -427,12 +480,58 @@ struct sv_record_writer_cfg {
  * not TAI, the conversion to TAI (stored in every part's header). Returns 0 and *w, or -errno
  * (-EINVAL bad cfg or rotation asked of a path that is not a regular file, open(2)'s or write(2)'s errno,
  * -ENOMEM). On failure a file created here is removed; a path that existed (a device, a symlink) is left.
+ * A full disk (ENOSPC, EDQUOT, EFBIG) is not a failure: the writer opens, says so (sv_log warning) and
+ * counts what it cannot write until space returns (see "Full disk" below).
+ *
+ * Full disk: a block that cannot be written is dropped and its records counted (by kind, and frames per
+ * point), never retried or held: the writer keeps accepting records and tries each later block. The
+ * first block that reaches the disk again starts with an UNWRITTEN record (struct sv_rec_unwritten) for
+ * the stretch, and the STREAM/NAME definitions the dropped blocks held. Where fallocate(2) works, each
+ * part keeps a reserve of disk space past its end (one block + UNWRITTEN + END): a block is written only
+ * when the reserve stays whole, so the part's last block, the UNWRITTEN record and the END record land
+ * even on a full disk; the reserve is released when the part ends. Each stretch is said once through
+ * sv_log (warning at its start, notice when writing resumes); the counts are in the stats.
  */
 int sv_record_writer_open(struct sv_record_writer **w, const struct sv_record_writer_cfg *cfg);
 
-/* The tools' record_size_mib / record_keep into @cfg (rotate_bytes, rotate_keep). 0, or -EINVAL when
- * @keep is not SV_REC_KEEP_SYNTAX (@cfg unchanged). */
-int sv_record_cfg_rotation(struct sv_record_writer_cfg *cfg, uint32_t size_mib, const char *keep);
+/* The tools' record keys, as their config tables hold them. */
+struct sv_record_opts {
+	uint32_t size_mib;		/* record_size_mib */
+	const char *keep;		/* record_keep: SV_REC_KEEP_SYNTAX (NULL: SV_REC_KEEP_DEFAULT) */
+	uint32_t flush_ms;		/* record_flush_ms */
+	uint32_t sync_ms;		/* record_sync_ms */
+	uint32_t min_free_mib;		/* record_min_free_mib */
+};
+/* The defaults above into @o (for a tool without a config table: svtrace). */
+void sv_record_opts_default(struct sv_record_opts *o);
+/* @o into @cfg (rotate_bytes, rotate_keep, flush_ns, sync_ns, min_free_bytes). 0, or -EINVAL when
+ * o->keep is not SV_REC_KEEP_SYNTAX (@cfg unchanged). */
+int sv_record_cfg_opts(struct sv_record_writer_cfg *cfg, const struct sv_record_opts *o);
+/* The options of a tool config struct that holds the record keys under their own names. */
+#define SV_REC_OPTS_OF(c)                                                                            \
+	((struct sv_record_opts){ .size_mib = (c)->record_size_mib, .keep = (c)->record_keep,         \
+				  .flush_ms = (c)->record_flush_ms, .sync_ms = (c)->record_sync_ms,   \
+				  .min_free_mib = (c)->record_min_free_mib })
+/* Their rows in the tool's config table (sv_config.h, which the table's file includes): struct @T holds
+ * uint32_t record_size_mib, record_flush_ms, record_sync_ms, record_min_free_mib and char record_keep[16];
+ * @what names the record option in the help ("record", "--record"). */
+#define SV_REC_CFG_ROWS(T, what)                                                                       \
+	SV_CFG_KEY_UINT(T, record_size_mib, "record_size_mib", 0, 1 << 20, SV_REC_SIZE_MIB_DEFAULT,        \
+			what ": a new part every N MiB (FILE newest, then FILE.1 ...); 0 = one file"),      \
+	SV_CFG_KEY_STRING(T, record_keep, "record_keep", SV_REC_KEEP_DEFAULT,                               \
+			  what ": rotated parts kept besides FILE, the oldest deleted first: a number "       \
+			  "(0..1000000) or all (then only the free-space floor deletes)"),                  \
+	SV_CFG_KEY_UINT(T, record_flush_ms, "record_flush_ms", 0, SV_REC_FLUSH_MS_MAX,                     \
+			SV_REC_FLUSH_MS_DEFAULT,                                                           \
+			what ": write a partial block once its records waited N ms (a killed process loses " \
+			"at most that); 0 = only full blocks"),                                             \
+	SV_CFG_KEY_UINT(T, record_sync_ms, "record_sync_ms", 0, SV_REC_SYNC_MS_MAX, SV_REC_SYNC_MS_DEFAULT, \
+			what ": fdatasync every N ms, for a host that may lose power (it may delay the loop " \
+			"by the disk's latency); 0 = never"),                                               \
+	SV_CFG_KEY_UINT(T, record_min_free_mib, "record_min_free_mib", 0, SV_REC_MIN_FREE_MIB_MAX,          \
+			SV_REC_MIN_FREE_MIB_DEFAULT,                                                       \
+			what ": free-space floor (MiB) of the record's filesystem: below it the run's oldest " \
+			"parts are deleted, then blocks held back (counted); 0 = none")
 
 /* Defines (or redefines) stream @s->stream. Kept in the writer's table and repeated at the start of
  * every later part. Returns 0, -EINVAL (index >= SV_REC_MAX_STREAMS, svid empty or > 129 octets or not
@@ -443,7 +542,8 @@ int sv_record_define_name(struct sv_record_writer *w, const struct sv_rec_name *
 
 /*
  * Per-packet path: copy one record into the block buffer (kind and size are set by the writer, the rest
- * is the caller's). No allocation, no logging; a write(2) only when the block is full.
+ * is the caller's). No allocation, no logging; a write(2) (and fallocate(2) for the reserve) only when
+ * the block is full.
  * Returns 0, -EINVAL (invalid point/stream/source: nothing written), or the -errno of a failed block
  * write (that block's records are lost and counted; later writes go on).
  */
@@ -462,18 +562,64 @@ void sv_rec_summary_fill(struct sv_rec_summary *s, const struct sv_stats *h);
 /* Writes the buffered block now (if any). Returns 0 or -errno. */
 int sv_record_flush(struct sv_record_writer *w);
 
-/* Flush, END record, close. Always frees @w. Returns 0 or the first error of the run's last flush. */
-int sv_record_writer_close(struct sv_record_writer *w);
+/*
+ * The time bounds, from the tool's loop with a time it already holds (@now_ns: any clock, the same one at
+ * every call; no clock read here): writes the block once its records waited cfg.flush_ns (a killed
+ * process then loses at most that much plus the loop's period), fdatasync(2)s every cfg.sync_ns, checks
+ * the free-space floor every SV_REC_SPACE_CHECK_NS (fstatvfs). No system call unless one of them is due.
+ * NULL is a no-op. Returns 0 or the -errno of a failed write (counted as any other).
+ */
+int sv_record_tick(struct sv_record_writer *w, int64_t now_ns);
 
 struct sv_record_writer_stats {
 	uint64_t records;	/* accepted by write/define calls */
 	uint64_t bytes;		/* written to disk, all parts */
 	uint64_t blocks;
 	uint32_t parts;		/* files started (1 + rotations) */
-	uint64_t write_errors;
-	uint64_t lost_records;	/* in blocks that failed to write */
+	uint64_t write_errors;	/* blocks that could not be written (full disk, I/O error, floor) */
+	uint64_t lost_records;	/* records never written (definitions are written again: not counted) */
+	uint64_t lost_events;	/* EVENT records among them */
+	uint64_t lost_frames[SV_POINT_COUNT];	/* EVENT records of ASDU 0 among them, per point */
+	uint64_t stretches;	/* runs of failed blocks (one UNWRITTEN record each) */
+	bool pending;		/* the last stretch is not in the file yet (space has not come back) */
+	int first_errno;	/* why the first / last block could not be written (positive errno, 0 none) */
+	int last_errno;
+	uint64_t floor_blocks;	/* blocks held back because free space was below the floor */
+	uint64_t parts_deleted;	/* rotated parts removed: the oldest beyond rotate_keep, or for the floor */
+	uint64_t floor_deleted;	/* of those, removed to keep the free-space floor */
+	uint64_t timed_flushes;	/* partial blocks written by the flush period */
+	uint64_t syncs;		/* fdatasync calls (record_sync_ms) */
+	uint64_t sync_errors;	/* fdatasync failures: data written before may not be on the disk */
+	bool reserve;		/* a space reserve is kept past the end (fallocate works on this filesystem) */
+	int64_t free_bytes;	/* free space at the last floor check (-1: not checked) */
+	uint64_t min_free_bytes; /* the floor (0 none) */
+	uint32_t rotate_keep;	/* as configured */
+	int64_t flush_ns, sync_ns;
 };
 void sv_record_writer_get_stats(const struct sv_record_writer *w, struct sv_record_writer_stats *st);
+
+/* Flush, END record, close. Always frees @w. Returns 0 or the first error of the run's last flush. */
+int sv_record_writer_close(struct sv_record_writer *w);
+/* The same, and the final counts into @st (NULL: not wanted) after the last block and END: what a tool
+ * prints in its summary. */
+int sv_record_writer_close_stats(struct sv_record_writer *w, struct sv_record_writer_stats *st);
+
+/* True when some record of the run was not written (the tools then exit with status 1). */
+static inline bool sv_record_stats_incomplete(const struct sv_record_writer_stats *st)
+{
+	return st->lost_records || st->pending || st->sync_errors;
+}
+/*
+ * The tools' summary line after "record FILE: ": "20000 records in 5 blocks, 1 part: every record
+ * written" or "1234 of 20000 records not written (1200 events: T0 1200 frames) in 2 stretches of 5
+ * blocks: No space left on device (ENOSPC), last stretch not in the file (no space came back)...".
+ * Returns snprintf's value.
+ */
+int sv_record_stats_format(const struct sv_record_writer_stats *st, char *buf, size_t size);
+struct sv_json;
+/* The "record" member of the tools' --json summaries: an object (path, counts, errno, policy), or null
+ * when @st is NULL (no --record). */
+void sv_record_stats_json(struct sv_json *j, const char *path, const struct sv_record_writer_stats *st);
 
 /* ---- Reader --------------------------------------------------------------------------------- */
 
@@ -524,6 +670,7 @@ struct sv_rec {
 		struct sv_rec_thread thread;
 		struct sv_rec_sync sync;
 		struct sv_rec_end end;
+		struct sv_rec_unwritten unwritten;
 	} u;
 	const uint8_t *hist_data;
 };

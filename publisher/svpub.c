@@ -18,6 +18,7 @@
 
 #include "sv_config.h"
 #include "sv_log.h"
+#include "sv_record.h"
 #include "svpub_config.h"
 #include "svpub_engine.h"
 
@@ -48,7 +49,12 @@ static void usage(FILE *f)
 		"  -d, --duration S         seconds to publish (0 = until SIGINT/SIGTERM)\n"
 		"  -u, --unpaced            send as fast as possible (throughput tests)\n"
 		"  -r, --record FILE        per-frame records (svkit record format, svreport reads it), in parts of\n"
-		"                           record_size_mib (1024) MiB, record_keep (all) kept: -s record_keep=N\n"
+		"                           record_size_mib (" SV_REC_SIZE_MIB_DEFAULT ") MiB, the newest record_keep (" SV_REC_KEEP_DEFAULT ") kept besides FILE;\n"
+		"                           a partial block is written every record_flush_ms (" SV_REC_FLUSH_MS_DEFAULT "), fdatasync\n"
+		"                           every record_sync_ms (" SV_REC_SYNC_MS_DEFAULT ": never); under record_min_free_mib (" SV_REC_MIN_FREE_MIB_DEFAULT ")\n"
+		"                           MiB free the oldest parts go, then blocks. A full disk never stops\n"
+		"                           publishing: blocks that cannot be written are counted (summary, --json,\n"
+		"                           the file's UNWRITTEN and END records) and later ones tried. -s KEY=V\n"
 		"  -s, --set KEY=VALUE      override any key, e.g. streams[0].svid=MU01, streams[*].vlan_id=-1\n"
 		"  -j, --json               final summary as one JSON object on stdout\n"
 		"  -q, --quiet              no status line per second\n"
@@ -60,6 +66,8 @@ static void usage(FILE *f)
 		"\n"
 		"Needs CAP_NET_RAW (sockets); CAP_NET_ADMIN for hardware TX timestamps (SIOCSHWTSTAMP). priority and\n"
 		"mlockall need RLIMIT_RTPRIO and RLIMIT_MEMLOCK high enough (or CAP_SYS_NICE, CAP_IPC_LOCK).\n"
+		"Exit status: 0 done, 1 a run-time failure or an output not written in full (records: the summary\n"
+		"says how many and why; publishing went on), 2 usage error.\n"
 		"\n"
 		"EXAMPLES\n"
 		"  svpub -w /tmp/one.pcap -d 1                      1 s of 9-2LE 50 Hz into a file (4000 frames)\n"
@@ -273,6 +281,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN); /* a file size limit is a full disk: EFBIG, counted (sv_record.h) */
 
 	if (setup_process(&cfg))
 		return 1;
@@ -286,6 +295,6 @@ int main(int argc, char **argv)
 	if (json && svpub_print_json(pub, stdout))
 		rc = 1;
 	if (svpub_destroy(pub))
-		rc = 1; /* logged: the record file or the capture file could not be written in full */
+		rc = 1; /* said: the capture file, or records not all written (the summary's record line) */
 	return rc;
 }

@@ -126,6 +126,9 @@ struct svpub_config {
 	char record[SVPUB_PATH_LEN];
 	uint32_t record_size_mib; /* a new part of the record every N MiB, 0 one file */
 	char record_keep[16];	/* rotated parts kept: "all" or a count (sv_record_parse_keep) */
+	uint32_t record_flush_ms; /* a partial block is written after N ms (sv_record_tick), 0 never */
+	uint32_t record_sync_ms; /* fdatasync period, 0 never */
+	uint32_t record_min_free_mib; /* free-space floor of the record's filesystem, 0 none */
 	int late_policy; /* enum svpub_late */
 	uint32_t late_threshold_us;
 	bool unpaced;

@@ -62,6 +62,9 @@ struct svpub {
 	int64_t to_tai_sec; /* clock seconds -> TAI seconds (records) */
 	struct svpub_tx *tx;
 	struct sv_record_writer *rec;
+	struct sv_record_writer_stats rec_st; /* the record's final counts (closed at the end of the run) */
+	bool rec_closed;
+	int rec_err;
 	unsigned n;
 	struct stream_rt *s;
 	int64_t start_sec;
@@ -511,6 +514,7 @@ int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
 		svpub_tx_errlog_report(&p->txerr, out_name(p), now, false);
 		svpub_tx_poll(p->tx, ts_cb, p);
 		pend_drain(p, now, false);
+		sv_record_tick(p->rec, now); /* the time bounds: no clock read, no syscall unless one is due */
 		if (p->cfg->status && now >= p->next_status_ns)
 			status_line(p, now);
 	}
@@ -524,9 +528,14 @@ int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
 	}
 	svpub_tx_poll(p->tx, ts_cb, p);
 	pend_drain(p, now_ns(p), true);
-	if (p->rec)
+	if (p->rec) {
 		for (unsigned i = 0; i < p->n; i++)
 			summary_flush(p, &p->s[i], i);
+		/* the record's last block and END now, so that the summaries say what reached the disk */
+		p->rec_err = sv_record_writer_close_stats(p->rec, &p->rec_st);
+		p->rec = NULL;
+		p->rec_closed = true;
+	}
 	svpub_tx_errlog_report(&p->txerr, out_name(p), now_ns(p), true);
 	p->tot.run_ns = p->t_last_ns - p->t_first_ns;
 	p->tot.outage = p->tx->outage;
@@ -660,7 +669,7 @@ int svpub_create(struct svpub **pp, const struct svpub_config *c)
 			.phc_index = -1,
 		};
 
-		err = sv_record_cfg_rotation(&rc, c->record_size_mib, c->record_keep);
+		err = sv_record_cfg_opts(&rc, &SV_REC_OPTS_OF(c));
 		if (!err)
 			err = sv_record_writer_open(&p->rec, &rc);
 		if (err) {
@@ -712,10 +721,13 @@ int svpub_destroy(struct svpub *p)
 
 	if (!p)
 		return 0;
-	if (p->rec) {
-		err = sv_record_writer_close(p->rec);
-		if (err)
-			sv_err("record %s: not every record was written: %s", p->cfg->record, strerror(-err));
+	if (p->rec) { /* not run */
+		p->rec_err = sv_record_writer_close_stats(p->rec, &p->rec_st);
+		p->rec_closed = true;
+	}
+	if (p->rec_closed && (p->rec_err || sv_record_stats_incomplete(&p->rec_st))) {
+		/* said in the summary (svpub_print_summary) */
+		err = p->rec_err ? p->rec_err : -EIO;
 	}
 	ret = svpub_tx_close(p->tx); /* a file back-end: logged there, naming the file */
 	if (ret && !err)
@@ -785,6 +797,12 @@ void svpub_print_summary(const struct svpub *p, FILE *f)
 	fprintf(f, "svpub: TX lateness (deadline -> TX timestamp): %s\n", buf);
 	if (p->tx_lateness.count && p->tx->ts_source != SV_TS_SCHEDULED)
 		sv_stats_print_log2(&p->tx_lateness, f, 1000, NULL);
+	if (p->rec_closed) {
+		char line[512];
+
+		sv_record_stats_format(&p->rec_st, line, sizeof(line));
+		fprintf(f, "svpub: record %s: %s\n", p->cfg->record, line);
+	}
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct stream_rt *st = &p->s[i];
 
@@ -842,6 +860,8 @@ int svpub_print_json(const struct svpub *p, FILE *f)
 	sv_stats_buckets_json(&j, &p->lateness);
 	sv_json_key(&j, "wakeup_lateness_hist_ns");
 	sv_stats_buckets_json(&j, &p->wakeup);
+	sv_json_key(&j, "record");
+	sv_record_stats_json(&j, p->cfg->record, p->rec_closed ? &p->rec_st : NULL);
 	sv_json_key(&j, "per_stream");
 	sv_json_array_begin(&j);
 	for (unsigned i = 0; i < p->n; i++) {

@@ -47,8 +47,9 @@ struct svpub_totals {
 int svpub_create(struct svpub **p, const struct svpub_config *c);
 
 /* Publishes until the duration/count ends or *@stop becomes non-zero. A stream's count runs from its first
- * frame sent (mid-second when paced). Returns 0 or -errno (a fatal error: clock_nanosleep failure, or a
- * file back-end that cannot write: logged). */
+ * frame sent (mid-second when paced). The record's time bounds are ticked from the loop (sv_record_tick);
+ * a record that cannot be written never stops it. Returns 0 or -errno (a fatal error: clock_nanosleep
+ * failure, or a file back-end that cannot write: logged). */
 int svpub_run(struct svpub *p, volatile sig_atomic_t *stop);
 
 void svpub_get_totals(const struct svpub *p, struct svpub_totals *t);
@@ -60,7 +61,9 @@ const char *svpub_ts_source_name(const struct svpub *p);
 void svpub_print_summary(const struct svpub *p, FILE *f);
 int svpub_print_json(const struct svpub *p, FILE *f);
 
-/* Flushes and closes the record file, closes the back-end, frees. */
+/* Closes the record file if the run did not (svpub_run closes it at its end, so that the summaries give
+ * its final counts), closes the back-end, frees. Returns 0, or -errno: the capture file could not be
+ * written, or records were not all written (-EIO; the summary says how many and why). */
 int svpub_destroy(struct svpub *p);
 
 /* ---- pure schedule arithmetic (unit-tested) ---- */

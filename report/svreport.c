@@ -24,6 +24,8 @@ static void usage(FILE *f)
 "and PASS/FAIL against latency budgets (UNSYNCHRONISED when the clocks cannot be trusted, NONE when\n"
 "nothing could be checked). A guest that received nothing while frames were lost toward it FAILs.\n"
 "A record its tool rotated (FILE, FILE.1, FILE.2 ...: --record-size) is read whole from FILE.\n"
+"Frames that fell where a tool could not write its records (a full disk: its UNWRITTEN records, or an\n"
+"older tool's END count, taken as its tail) are \"not recorded\" at that tool's points, never lost.\n"
 "\n"
 "  -b, --budgets FILE      YAML budgets (default: max of T0-T4 250us, of T1-T2b 100us, of T3-T4 100us)\n"
 "  -H, --html FILE         write one self-contained HTML report with SVG plots\n"

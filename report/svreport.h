@@ -123,6 +123,17 @@ struct svr_file_info {
 	unsigned parts;			/* files read: a rotated run's parts beside it, and it */
 	uint64_t records, events;
 	struct sv_record_reader_damage damage;	/* damaged blocks the reader skipped (sv_record.h) */
+	/* What the file's writer could not write (a full disk): its UNWRITTEN records, and what its END counts
+	 * beyond them (an older writer: taken as its tail after the last event). Frames it would have seen
+	 * there are "not recorded" at its points, never lost. */
+	uint64_t unwritten_records;
+	uint64_t unwritten_events;
+	uint64_t unwritten_frames[SVR_NPOINTS];	/* per point (ASDU 0 events) */
+	uint64_t unwritten_stretches;
+	uint64_t unwritten_unlocated;		/* counted by END only: placed at the tail */
+	int unwritten_errno;			/* of the last stretch (positive; 0 unknown) */
+	bool unwritten_floor;			/* held back by the writer's free-space floor */
+	uint64_t end_lost_records;		/* the largest END lost_records (the writer's whole-run count) */
 	int err;			/* 0, or the reader's error (-EBADMSG...) */
 	char errmsg[256];
 };
@@ -142,6 +153,8 @@ struct svr_point_stats {
 	uint64_t dropped;		/* flagged dropped / DROP records */
 	uint64_t missing;		/* seen before and after this point, never here */
 	uint64_t lost_after;		/* last seen here: never reached a later covered point */
+	uint64_t not_recorded;		/* not seen here while this point's file had not written its records
+					 * (a full disk: UNWRITTEN): unknown, neither lost nor missing */
 	struct sv_stats *pacing;	/* interval between consecutive frames of a stream */
 	int64_t nominal_ns;		/* nominal interval (frame period), 0 unknown */
 };
@@ -266,6 +279,8 @@ struct svr_totals {
 	uint64_t too_many_guests;	/* events of guests beyond SVR_MAX_GUESTS */
 	uint64_t skipped;		/* frames the publisher skipped (not sent: not lost) */
 	uint64_t outage_lost;		/* frames lost in gaps too long to hold in the window */
+	uint64_t not_recorded;		/* frames some point's file did not record (a full disk: see
+					 * svr_point_stats.not_recorded), not counted as lost */
 	uint64_t frames;		/* distinct frames joined */
 	uint64_t exact_dropped;		/* series that fell back to histograms */
 	uint64_t negative;		/* latencies < -tolerance (clock nonsense) */
@@ -354,6 +369,10 @@ struct svr_cyclic {
 int svr_cyclic_load(struct svr_cyclic *c, const char *path, char *errbuf, size_t errlen);
 
 /* ---- Output (svreport_out.c, svreport_html.c) ---------------------------------------------- */
+/* What file @fi's writer could not write, for every output: "8186 records (8182 events: T0 8182 frames)
+ * in 1 stretch: ENOSPC (No space left on device)"; "" when it wrote everything. */
+int svr_file_unwritten_format(const struct svr_file_info *fi, char *buf, size_t size);
+
 int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e,
 		   const struct svr_cyclic *ct, FILE *f);
 int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e,

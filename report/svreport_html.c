@@ -692,6 +692,14 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 			fputs("; damaged: ", f);
 			esc(f, dmg);
 		}
+		if (fi->unwritten_records) {
+			char u[320];
+
+			svr_file_unwritten_format(fi, u, sizeof(u));
+			fputs("; <span class=\"bad\">not written by its writer: ", f);
+			esc(f, u);
+			fputs("</span> (frames there are not recorded, not lost)", f);
+		}
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n<h2>Budgets</h2><table><tr><th>hop</th><th>statistic</th><th>guest</th><th>limit</th>"
@@ -742,6 +750,26 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 	}
 	fputs("</table>\n", f);
 
+	if (svr_totals(r)->not_recorded) {
+		fprintf(f, "<h2>Not recorded</h2><p class=\"bad\">%" PRIu64 " frames fell where a point's file had not "
+			"written its records (a full disk at its writer, see the inputs): neither lost nor missing, "
+			"unknown.</p>\n<table><tr><th>point</th><th>guest</th><th>frames not recorded</th></tr>\n",
+			svr_totals(r)->not_recorded);
+		for (unsigned p = 0; p < SVR_NPOINTS; p++)
+			for (int g = -1; g < (int)svr_nguests(r); g++) {
+				const struct svr_point_stats *ps;
+
+				if ((p <= SV_POINT_T1) != (g < 0) || !svr_point_present(r, p, g))
+					continue;
+				ps = svr_point(r, p, g);
+				if (!ps->not_recorded)
+					continue;
+				fprintf(f, "<tr><td>%s</td><td>", sv_point_name(p));
+				esc(f, g < 0 ? "-" : svr_guest_name(r, (unsigned)g));
+				fprintf(f, "</td><td>%" PRIu64 "</td></tr>\n", ps->not_recorded);
+			}
+		fputs("</table>\n", f);
+	}
 	fputs("<h2>Latency histograms</h2>\n", f);
 	for (int g = -1; g < (int)svr_nguests(r); g++) {
 		unsigned n = svr_hop_list(r, g, pairs, 64);

@@ -22,6 +22,8 @@
 #define ENT_LATE 4u			/* a THREAD record names it: the why-late list wants its hop latency */
 #define PEND_MAX 65536u			/* unkeyed events held until their stream's rate is known */
 #define UNKEYED_MAX 4			/* per file: intervals with events that could not be keyed */
+#define UNREC_MAX 64			/* per file: stretches its writer could not write (full disk) */
+#define UNREC_ALL ((1u << SVR_NPOINTS) - 1)
 
 struct jent {
 	uint64_t key;
@@ -52,6 +54,14 @@ struct fileio {
 	 * received, so no loss is counted there against this file's points */
 	int64_t unkeyed[UNKEYED_MAX][2];
 	unsigned nunkeyed;
+	/* TAI intervals whose records the file's writer could not write (UNWRITTEN records: a full disk; an
+	 * older writer's tail after its last event when its END counts records no UNWRITTEN record placed),
+	 * with the points (bits) whose frames it lost there: frames it would have seen there are "not
+	 * recorded", not lost. Bounded: past UNREC_MAX the last one grows. */
+	int64_t unrec[UNREC_MAX][2];
+	uint8_t unrec_pts[UNREC_MAX];
+	unsigned nunrec;
+	uint64_t located;		/* lost records the UNWRITTEN records placed (cumulative, as END counts) */
 	/* A rate this file's tool learned mid-run (a STREAM redefined after one with rate 0) is a guess from
 	 * one smpCnt wrap that the tool may withdraw (svtrace redefines rate 0 when a later smpCnt proves
 	 * it wrong): held here, per local stream, until one of the stream's own frames confirms it. */
@@ -106,6 +116,7 @@ struct svr {
 	struct pend *pend;		/* FIFO of unkeyed events waiting for a rate */
 	uint64_t phead, pn;
 	bool replaying;			/* joining pending events: older than what the order state holds */
+	bool any_unrec;			/* some file has an interval it did not record (fileio.unrec) */
 	unsigned nwarn;
 	char warn[8][240];
 	bool present[SVR_NPOINTS][GSLOTS];
@@ -951,20 +962,91 @@ static void unkeyed_add(struct fileio *f, int64_t t)
 	f->nunkeyed++;
 }
 
-/* Is some file that produced events at @slot recording at time @t? */
-static bool covered(struct svr *r, int slot, int64_t t)
+/* The point and the guest (-1: shared) of join slot @s. */
+static unsigned slot_point(int s)
+{
+	return s == 0 ? SV_POINT_T0 : s == 1 ? SV_POINT_T1 : SV_POINT_T2A + (unsigned)(s - 2) % 4;
+}
+
+static int slot_guest(int s)
+{
+	return s < 2 ? -1 : (s - 2) / 4;
+}
+
+/* Did @f's writer leave its frames of @point at @t unwritten (@point SVR_NPOINTS: of any point)? */
+static bool unrec_at(const struct fileio *f, int64_t t, unsigned point)
+{
+	unsigned bits = point < SVR_NPOINTS ? 1u << point : UNREC_ALL;
+
+	for (unsigned i = 0; i < f->nunrec; i++)
+		if (t >= f->unrec[i][0] && t <= f->unrec[i][1] && (f->unrec_pts[i] & bits))
+			return true;
+	return false;
+}
+
+static void unrec_add(struct svr *r, struct fileio *f, int64_t lo, int64_t hi, unsigned pts)
+{
+	unsigned n = f->nunrec;
+
+	r->any_unrec = true;
+	if (n && (lo <= f->unrec[n - 1][1] || n == UNREC_MAX)) {	/* overlaps the last, or no room left */
+		if (lo < f->unrec[n - 1][0])
+			f->unrec[n - 1][0] = lo;
+		if (hi > f->unrec[n - 1][1])
+			f->unrec[n - 1][1] = hi;
+		f->unrec_pts[n - 1] |= (uint8_t)pts;
+		return;
+	}
+	f->unrec[n][0] = lo;
+	f->unrec[n][1] = hi;
+	f->unrec_pts[n] = (uint8_t)pts;
+	f->nunrec++;
+}
+
+/* Some file that produced events at @slot was recording at time @t (COV_YES), or was there but had not
+ * written its records (COV_UNRECORDED: a full disk), or none was there (COV_NONE). */
+enum cover { COV_NONE, COV_UNRECORDED, COV_YES };
+
+static enum cover cover_at(struct svr *r, int slot, int64_t t)
 {
 	uint64_t m = r->src_mask[slot];
+	unsigned p = slot_point(slot);
+	enum cover c = COV_NONE;
 
 	while (m) {
 		unsigned i = (unsigned)__builtin_ctzll(m);
 		const struct fileio *f = r->f[i];
 
 		m &= m - 1;
-		if (t >= f->info.start_tai_ns && t <= f->info.end_tai_ns && !unkeyed_at(f, t))
-			return true;
+		if (t < f->info.start_tai_ns || t > f->info.end_tai_ns || unkeyed_at(f, t))
+			continue;
+		if (!f->nunrec || !unrec_at(f, t, p))
+			return COV_YES;
+		c = COV_UNRECORDED;
 	}
-	return false;
+	return c;
+}
+
+static bool covered(struct svr *r, int slot, int64_t t)
+{
+	return cover_at(r, slot, t) == COV_YES;
+}
+
+/* A frame leaving the window: each point that did not see it while the file recording there had left
+ * its records of that time unwritten counts it as not recorded (not lost, not missing: unknown). */
+static void notrec_frame(struct svr *r, const struct jent *e, int64_t t)
+{
+	int nslots = 2 + 4 * (int)r->nguests;
+	bool any = false;
+
+	for (int s = 0; s < nslots; s++) {
+		if ((e->seen >> s) & 1 || !r->src_mask[s] || cover_at(r, s, t) != COV_UNRECORDED)
+			continue;
+		r->pts[slot_point(s)][gslot(slot_guest(s))].not_recorded++;
+		any = true;
+	}
+	if (any)
+		r->tot.not_recorded++;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -972,51 +1054,6 @@ static int cmp_i64(const void *a, const void *b)
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return (x > y) - (x < y);
-}
-
-/* How much of [a, b) (TAI ns) lies where some file was seeing frames (from its first event to its last, or
- * to now while it is still being read): an outage counts as loss only there, not in a tool's start-up
- * before its first frame or its tail after the stream stopped, nor between two runs' files. */
-static int64_t span_covered(struct svr *r, int64_t a, int64_t b)
-{
-	int64_t iv[SVR_MAX_FILES][2], total = 0, cs = 0, ce = 0;
-	uint64_t m = 0;
-	unsigned n = 0;
-	bool open = false;
-
-	for (unsigned s = 0; s < NSLOTS; s++)
-		m |= r->src_mask[s];
-	while (m) {
-		unsigned i = (unsigned)__builtin_ctzll(m);
-		const struct fileio *f = r->f[i];
-		int64_t fs = f->first_ev_t > f->info.start_tai_ns ? f->first_ev_t : f->info.start_tai_ns;
-		int64_t s0 = fs > a ? fs : a;
-		int64_t fe = f->eof ? f->last_ev_t : f->info.end_tai_ns;
-		int64_t e0 = fe < b ? fe : b;
-
-		m &= m - 1;
-		if (s0 < e0) {
-			iv[n][0] = s0;
-			iv[n][1] = e0;
-			n++;
-		}
-	}
-	qsort(iv, n, sizeof(iv[0]), cmp_i64);	/* by start (first member) */
-	for (unsigned i = 0; i < n; i++) {
-		if (open && iv[i][0] <= ce) {
-			if (iv[i][1] > ce)
-				ce = iv[i][1];
-			continue;
-		}
-		if (open)
-			total += ce - cs;
-		cs = iv[i][0];
-		ce = iv[i][1];
-		open = true;
-	}
-	if (open)
-		total += ce - cs;
-	return total;
 }
 
 /* ---- a frame leaves the window: its hops are counted ---- */
@@ -1162,6 +1199,8 @@ static void finalize(struct svr *r, const struct jent *e)
 			}
 		}
 	}
+	if (r->any_unrec)
+		notrec_frame(r, e, has_ts ? t[SV_POINT_TS] : e->base);
 }
 
 static void evict_head(struct svr *r)
@@ -1240,6 +1279,115 @@ static struct jent *insert(struct svr *r, uint64_t key, int64_t base)
 
 /* ---- records ---- */
 
+static int64_t idx_time(const struct svr_stream_info *st, int64_t idx)
+{
+	return sv_sample_time_ns((uint32_t)(idx / st->rate), (uint32_t)(idx % st->rate), st->rate);
+}
+
+/* The first j in 1..n + 1 whose frame from + j * step has its sample time at or after @t (sample times
+ * grow with the index). */
+static uint64_t gap_first_at(const struct svr_stream_info *st, int64_t from, uint64_t n, unsigned step, int64_t t)
+{
+	uint64_t lo = 1, hi = n + 1;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (idx_time(st, from + (int64_t)(mid * step)) >= t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Where some file was seeing frames (from its first event to its last, or to now while it is still read):
+ * an outage counts as loss only there, not in a tool's start-up before its first frame or its tail after
+ * the stream stopped, nor between two runs' files. */
+static void file_span(const struct fileio *f, int64_t *fs, int64_t *fe)
+{
+	*fs = f->first_ev_t > f->info.start_tai_ns ? f->first_ev_t : f->info.start_tai_ns;
+	*fe = f->eof ? f->last_ev_t : f->info.end_tai_ns;
+}
+
+/*
+ * The frames of stream @gs after @from and before @to (sample indexes) that nobody saw, too many to hold in
+ * the window: cut at every bound of the files' spans and unwritten stretches, each piece's frames are
+ * counted exactly (sample times from the indexes) as lost where some file was recording, as not recorded
+ * (at the points of the files whose stretch it is) where the only files there had not written their
+ * records, and not at all where no file was. Returns the lost ones.
+ */
+static uint64_t outage_count(struct svr *r, unsigned gs, int64_t from, int64_t to)
+{
+	const struct svr_stream_info *st = &r->streams[gs];
+	unsigned step = st->asdus ? st->asdus : 1;
+	uint64_t n = (uint64_t)(to - from) / step - 1, lost = 0, m = 0;
+	int64_t cut[2 + 2 * SVR_MAX_FILES * (1 + UNREC_MAX)];
+	unsigned nc = 0;
+
+	for (unsigned s = 0; s < NSLOTS; s++)
+		m |= r->src_mask[s];
+	cut[nc++] = idx_time(st, from + step);
+	cut[nc++] = idx_time(st, to);
+	for (uint64_t mm = m; mm; mm &= mm - 1) {
+		const struct fileio *f = r->f[__builtin_ctzll(mm)];
+		int64_t fs, fe;
+
+		file_span(f, &fs, &fe);
+		cut[nc++] = fs;
+		cut[nc++] = fe == INT64_MAX ? fe : fe + 1;
+		for (unsigned i = 0; i < f->nunrec; i++) {
+			cut[nc++] = f->unrec[i][0];
+			cut[nc++] = f->unrec[i][1] == INT64_MAX ? INT64_MAX : f->unrec[i][1] + 1;
+		}
+	}
+	qsort(cut, nc, sizeof(cut[0]), cmp_i64);
+	for (unsigned k = 0; k + 1 < nc; k++) {
+		int64_t t = cut[k];
+		uint64_t cnt;
+		bool yes = false, unrec = false;
+
+		if (cut[k + 1] <= t || t < cut[0])
+			continue;
+		cnt = gap_first_at(st, from, n, step, cut[k + 1]) - gap_first_at(st, from, n, step, t);
+		if (!cnt)
+			continue;
+		for (uint64_t mm = m; mm && !yes; mm &= mm - 1) {
+			const struct fileio *f = r->f[__builtin_ctzll(mm)];
+			int64_t fs, fe;
+
+			file_span(f, &fs, &fe);
+			if (t < fs || t > fe)
+				continue;
+			if (unrec_at(f, t, SVR_NPOINTS))
+				unrec = true;
+			else
+				yes = true;
+		}
+		if (yes) {
+			lost += cnt;
+			continue;
+		}
+		if (!unrec)
+			continue;
+		r->tot.not_recorded += cnt;
+		for (int s = 0; s < 2 + 4 * (int)r->nguests; s++) {
+			bool here = false;
+
+			for (uint64_t mm = r->src_mask[s]; mm && !here; mm &= mm - 1) {
+				const struct fileio *f = r->f[__builtin_ctzll(mm)];
+				int64_t fs, fe;
+
+				file_span(f, &fs, &fe);
+				here = t >= fs && t <= fe && unrec_at(f, t, slot_point(s));
+			}
+			if (here)
+				r->pts[slot_point(s)][gslot(slot_guest(s))].not_recorded += cnt;
+		}
+	}
+	return lost;
+}
+
 /* Placeholders for the samples nobody saw between @from and @to (exclusive, sample indexes on the rate
  * scale), so that a gap is counted as loss exactly and a late (reordered) arrival fills it. A gap longer
  * than the window is an outage: counted where some file was recording, not held. */
@@ -1251,11 +1399,7 @@ static void fill_gap(struct svr *r, unsigned gs, int64_t from, int64_t to)
 	uint64_t limit = (uint64_t)(r->cfg.window_ns / SV_NSEC_PER_MSEC) * st->rate / 1000 / step;
 
 	if (n > limit) {
-		int64_t a = sv_sample_time_ns((uint32_t)((from + step) / st->rate), (uint32_t)((from + step) % st->rate),
-					      st->rate);
-		int64_t b = sv_sample_time_ns((uint32_t)(to / st->rate), (uint32_t)(to % st->rate), st->rate);
-		int64_t cov = b > a ? span_covered(r, a, b) : 0;
-		uint64_t nc = cov >= b - a ? n : (uint64_t)((double)n * (double)cov / (double)(b - a));
+		uint64_t nc = outage_count(r, gs, from, to);
 
 		r->tot.outage_lost += nc;
 		for (unsigned g = 0; g <= GSH; g++)
@@ -1710,6 +1854,68 @@ static void on_drop(struct svr *r, struct fileio *f, const struct sv_rec_drop *d
 	r->drops[i].count++;
 }
 
+/* The TAI interval of an UNWRITTEN record's lost frames: their sample times and their own times (either may
+ * be unknown). False when it lost no frame. */
+static bool unwritten_span(const struct fileio *f, const struct sv_rec_unwritten *u, int64_t *lo, int64_t *hi)
+{
+	*lo = INT64_MAX;
+	*hi = INT64_MIN;
+	if (!u->events)
+		return false;
+	if (u->ts_min_ns) {
+		*lo = u->ts_min_ns;
+		*hi = u->ts_max_ns;
+	}
+	if (u->t_min_ns) {
+		int64_t a = to_tai(f, u->t_min_ns), b = to_tai(f, u->t_max_ns);
+
+		if (a < *lo)
+			*lo = a;
+		if (b > *hi)
+			*hi = b;
+	}
+	return *lo <= *hi;
+}
+
+/* The file's writer could not write a stretch of blocks (a full disk): counted, and its frames' interval
+ * kept so that what the file would have seen there is not recorded rather than lost. */
+static void on_unwritten(struct svr *r, struct fileio *f, const struct sv_rec_unwritten *u)
+{
+	struct svr_file_info *in = &f->info;
+	unsigned pts = 0;
+	int64_t lo, hi;
+
+	in->unwritten_records += u->records;
+	in->unwritten_events += u->events;
+	in->unwritten_stretches++;
+	in->unwritten_errno = u->err;
+	in->unwritten_floor |= (u->flags & SV_REC_UNWRITTEN_F_FLOOR) != 0;
+	for (unsigned p = 0; p < SVR_NPOINTS; p++) {
+		in->unwritten_frames[p] += u->frames[p];
+		if (u->frames[p])
+			pts |= 1u << p;
+	}
+	if (u->total > f->located)
+		f->located = u->total;
+	if (unwritten_span(f, u, &lo, &hi))
+		unrec_add(r, f, lo, hi, pts ? pts : UNREC_ALL);
+}
+
+static void on_end(struct svr *r, struct fileio *f, const struct sv_rec_end *end)
+{
+	f->end_rec_t = to_tai(f, end->t_ns);
+	if (end->lost_records > f->info.end_lost_records)
+		f->info.end_lost_records = end->lost_records;
+	if (end->lost_records <= f->located)
+		return;
+	/* an older writer counts its lost records in END only: taken as its tail, from its last event */
+	f->info.unwritten_unlocated += end->lost_records - f->located;
+	f->info.unwritten_records += end->lost_records - f->located;
+	f->located = end->lost_records;
+	unrec_add(r, f, f->last_ev_t != INT64_MIN ? f->last_ev_t + 1 : f->info.start_tai_ns, f->end_rec_t,
+		  UNREC_ALL);
+}
+
 /* Reads @f up to its next timed record (STREAM/NAME are applied on the way). */
 /* svtrace names every egress port it follows (NAME, kind GUEST): that guest's T2a is recorded by this
  * file from start to end, so frames that never reach it while the file records are lost there, even
@@ -1818,7 +2024,20 @@ static void advance(struct svr *r, unsigned fi, struct fileio *f)
 			break;
 		case SV_REC_END:
 			f->t = to_tai(f, f->rec.u.end.t_ns);
+			/* records lost that no UNWRITTEN record placed (an older writer): its tail after the last
+			 * event is taken as not recorded, before the window judges the frames there */
+			if (f->rec.u.end.lost_records > f->located && f->last_t != INT64_MIN && f->last_t < f->t)
+				f->t = f->last_t;
 			break;
+		case SV_REC_UNWRITTEN: {
+			int64_t lo, hi;
+
+			/* joined at the start of its stretch: known before the frames of the stretch leave the
+			 * window */
+			f->t = unwritten_span(f, &f->rec.u.unwritten, &lo, &hi) ? lo
+											: to_tai(f, f->rec.u.unwritten.t_first_ns);
+			break;
+		}
 		case SV_REC_SUMMARY:
 			f->t = ((int64_t)f->rec.u.summary.tai_sec + 1) * SV_NSEC_PER_SEC;
 			break;
@@ -1883,7 +2102,10 @@ static void process(struct svr *r, unsigned fi, struct fileio *f)
 		break;
 	}
 	case SV_REC_END:
-		f->end_rec_t = f->t;
+		on_end(r, f, &rec->u.end);
+		break;
+	case SV_REC_UNWRITTEN:
+		on_unwritten(r, f, &rec->u.unwritten);
 		break;
 	default:
 		break;

@@ -13,6 +13,35 @@ static const char *gname(const struct svr *r, int g)
 	return g < 0 ? "-" : svr_guest_name(r, (unsigned)g);
 }
 
+int svr_file_unwritten_format(const struct svr_file_info *fi, char *buf, size_t size)
+{
+	char frames[128] = "";
+	size_t used = 0;
+	int e = fi->unwritten_errno;
+
+	if (size)
+		buf[0] = '\0';
+	if (!fi->unwritten_records)
+		return 0;
+	for (unsigned p = 0; p < SVR_NPOINTS && used < sizeof(frames); p++) {
+		int n;
+
+		if (!fi->unwritten_frames[p])
+			continue;
+		n = snprintf(frames + used, sizeof(frames) - used, "%s%s %" PRIu64 " frames", used ? ", " : ": ",
+			     sv_point_name(p), fi->unwritten_frames[p]);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	return snprintf(buf, size, "%" PRIu64 " records (%" PRIu64 " events%s) in %" PRIu64 " stretch%s%s%s%s%s%s%s",
+			fi->unwritten_records, fi->unwritten_events, frames, fi->unwritten_stretches,
+			fi->unwritten_stretches == 1 ? "" : "es", e ? ": " : "", e ? strerrorname_np(e) : "",
+			e ? " (" : "", e ? strerror(e) : "", e ? ")" : "",
+			fi->unwritten_unlocated ? "; an older writer's END counts some without saying where: taken as "
+						  "its tail" : "");
+}
+
 static void fmt_ns(int64_t v, bool valid, char *buf, size_t n)
 {
 	if (!valid)
@@ -91,6 +120,13 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			svr_damage_format(&fi->damage, dmg, sizeof(dmg));
 			fprintf(f, "  ! %s: damaged: %s\n", fi->path, dmg);
 		}
+		if (fi->unwritten_records) {
+			char u[320];
+
+			svr_file_unwritten_format(fi, u, sizeof(u));
+			fprintf(f, "  ! %s: its writer could not write %s%s: frames there are not recorded, not lost\n",
+				fi->path, u, fi->unwritten_floor ? " (free space below its floor)" : "");
+		}
 	}
 	fprintf(f, "clock: %s%s\n", e->clock.ok ? "ok" : "UNSYNCHRONISED",
 		e->clock.single_host ? " (one host, one clock)" : "");
@@ -158,8 +194,8 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			}
 	}
 
-	fprintf(f, "\npoints\n  %-4s %-12s %9s %6s %9s %7s %7s   pacing: %-9s %-9s %-9s %-9s\n", "pt", "guest",
-		"frames", "dup", "reordered", "dropped", "missing", "nominal", "p50", "p99", "max");
+	fprintf(f, "\npoints\n  %-4s %-12s %9s %6s %9s %7s %7s %7s   pacing: %-9s %-9s %-9s %-9s\n", "pt", "guest",
+		"frames", "dup", "reordered", "dropped", "missing", "notrec", "nominal", "p50", "p99", "max");
 	for (unsigned p = 0; p < SVR_NPOINTS; p++)
 		for (int g = -1; g < (int)svr_nguests(r); g++) {
 			const struct svr_point_stats *ps;
@@ -175,9 +211,9 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			fmt_ns(s.p50, s.count > 0, buf2, sizeof(buf2));
 			fmt_ns(s.p99, s.count > 0, buf3, sizeof(buf3));
 			fprintf(f, "  %-4s %-12.12s %9" PRIu64 " %6" PRIu64 " %9" PRIu64 " %7" PRIu64 " %7" PRIu64
-				   "           %-9s %-9s %-9s ",
+				   " %7" PRIu64 "           %-9s %-9s %-9s ",
 				sv_point_name(p), gname(r, g), ps->frames, ps->duplicates, ps->reordered, ps->dropped,
-				ps->missing, buf, buf2, buf3);
+				ps->missing, ps->not_recorded, buf, buf2, buf3);
 			fmt_ns(s.max, s.count > 0, buf, sizeof(buf));
 			fprintf(f, "%s\n", buf);
 		}
@@ -268,6 +304,10 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			   " after their window, %" PRIu64 " evicted early (window full), %" PRIu64
 			   " of extra guests; %" PRIu64 " lost in long outages; %" PRIu64 " skipped by the publisher\n",
 			t->not_joinable, t->too_late, t->window_full, t->too_many_guests, t->outage_lost, t->skipped);
+	if (t->not_recorded)
+		fprintf(f, "not recorded: %" PRIu64 " frames fell where a point's file had not written its records (a full "
+			   "disk at its writer: see the files above): neither lost nor missing, unknown\n",
+			t->not_recorded);
 	if (t->rekeyed)
 		fprintf(f, "keyed from the stream's rate: %" PRIu64 " events recorded before their tool knew it\n",
 			t->rekeyed);
@@ -432,6 +472,24 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		else
 			sv_json_kv_null(&j, "first_offset");
 		sv_json_object_end(&j);
+		/* what the writer could not write (a full disk): UNWRITTEN records, END's count beyond them */
+		sv_json_key(&j, "unwritten");
+		sv_json_object_begin(&j);
+		sv_json_kv_uint(&j, "records", fi->unwritten_records);
+		sv_json_kv_uint(&j, "events", fi->unwritten_events);
+		sv_json_key(&j, "frames");
+		sv_json_object_begin(&j);
+		for (unsigned p = 0; p < SVR_NPOINTS; p++)
+			if (fi->unwritten_frames[p])
+				sv_json_kv_uint(&j, sv_point_name(p), fi->unwritten_frames[p]);
+		sv_json_object_end(&j);
+		sv_json_kv_uint(&j, "stretches", fi->unwritten_stretches);
+		sv_json_kv_uint(&j, "unlocated", fi->unwritten_unlocated);
+		sv_json_kv_str(&j, "errno", fi->unwritten_errno ? strerrorname_np(fi->unwritten_errno) : NULL);
+		sv_json_kv_str(&j, "error", fi->unwritten_errno ? strerror(fi->unwritten_errno) : NULL);
+		sv_json_kv_bool(&j, "below_floor", fi->unwritten_floor);
+		sv_json_kv_uint(&j, "end_lost_records", fi->end_lost_records);
+		sv_json_object_end(&j);
 		sv_json_kv_str(&j, "error", fi->err ? fi->errmsg : NULL);
 		sv_json_object_end(&j);
 	}
@@ -510,6 +568,7 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 			sv_json_kv_uint(&j, "reordered", ps->reordered);
 			sv_json_kv_uint(&j, "dropped", ps->dropped);
 			sv_json_kv_uint(&j, "missing", ps->missing);
+			sv_json_kv_uint(&j, "not_recorded", ps->not_recorded);
 			sv_json_key(&j, "pacing");
 			sv_json_object_begin(&j);
 			sv_json_kv_int(&j, "nominal_ns", ps->nominal_ns);
@@ -625,6 +684,7 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 	sv_json_kv_uint(&j, "too_many_guests", t->too_many_guests);
 	sv_json_kv_uint(&j, "skipped", t->skipped);
 	sv_json_kv_uint(&j, "outage_lost", t->outage_lost);
+	sv_json_kv_uint(&j, "not_recorded", t->not_recorded);
 	sv_json_kv_uint(&j, "exact_fallbacks", t->exact_dropped);
 	sv_json_kv_uint(&j, "realigned", t->realigned);
 	sv_json_kv_uint(&j, "rekeyed", t->rekeyed);

@@ -202,6 +202,9 @@ struct svsub_file_config {
 	bool clock_trusted;	/* treat the host clock as synchronised (adjtimex ignored) */
 	uint32_t record_size_mib; /* --record: a new part every N MiB, 0 one file */
 	char record_keep[16];	/* --record: rotated parts kept, "all" or a count (sv_record_parse_keep) */
+	uint32_t record_flush_ms; /* --record: a partial block is written after N ms, 0 never */
+	uint32_t record_sync_ms; /* --record: fdatasync period, 0 never */
+	uint32_t record_min_free_mib; /* --record: free-space floor, 0 none */
 	unsigned ndatasets;
 	struct svsub_cfg_dataset datasets[SVSUB_CFG_MAX_DATASETS];
 };

@@ -65,10 +65,7 @@ const struct sv_cfg_key svsub_config_table[] = {
 			  "negative latencies down to -this are clock granularity; below, the clock is not synchronised"),
 	SV_CFG_KEY_BOOL(C, clock_trusted, "clock_trusted", "false",
 			"live: treat the host clock as synchronised whatever adjtimex says (publisher on the same clock)"),
-	SV_CFG_KEY_UINT(C, record_size_mib, "record_size_mib", 0, 1 << 20, "1024",
-			"--record: a new part every N MiB (FILE newest, then FILE.1 ...); 0 = one file"),
-	SV_CFG_KEY_STRING(C, record_keep, "record_keep", "all",
-			  "--record: rotated parts kept, the oldest removed first: a number (0..1000000) or all"),
+	SV_REC_CFG_ROWS(C, "--record"),
 	SV_CFG_KEY_LIST(C, datasets, ndatasets, "datasets", dataset_table, "0",
 			"what seqData holds, per stream (the first that matches); without one, 64 octets are 9-2LE "
 			"and other lengths are not read"),

@@ -285,6 +285,7 @@ int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic
 
 		if (now >= end)
 			break;
+		svsub_proc_tick(p, now); /* the record's time bounds: compares, a syscall only when one is due */
 		if (now >= l->next_link_check) {
 			for (unsigned i = 0; i < l->n; i++) {
 				int err = live_link(l, i, now);

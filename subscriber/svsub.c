@@ -73,6 +73,7 @@ struct key_ranges {
 	char duration[48], max_streams[48], nominal_hz[48], wrap[48], reorder[48], resync[48], max_latency[48];
 	char clock_tolerance[48];
 	char pickup[48], trip_samples[48], dropoff[48], current_lsb[48], record_size[48];
+	char record_flush[48], record_sync[48], record_min_free[48];
 };
 
 static void usage(FILE *f)
@@ -92,6 +93,9 @@ static void usage(FILE *f)
 	svsub_config_range("dropoff", r.dropoff, sizeof(r.dropoff));
 	svsub_config_range("current_lsb", r.current_lsb, sizeof(r.current_lsb));
 	svsub_config_range("record_size_mib", r.record_size, sizeof(r.record_size));
+	svsub_config_range("record_flush_ms", r.record_flush, sizeof(r.record_flush));
+	svsub_config_range("record_sync_ms", r.record_sync, sizeof(r.record_sync));
+	svsub_config_range("record_min_free_mib", r.record_min_free, sizeof(r.record_min_free));
 	fprintf(f,
 "Usage: " PROG " --read FILE [--jsonl] [--json] [--app NAME] [options]\n"
 "       " PROG " --interface IF [--backend af_xdp|af_packet] [--duration S] [--jsonl] [--json] [--app NAME]\n"
@@ -116,10 +120,19 @@ static void usage(FILE *f)
 "  -w, --write FILE         save the SV frames with their receive time (.pcapng: pcapng, else pcap, ns)\n"
 "      --record FILE        per-sample records for svreport: T3 (receive) and, live with --app, T4 (the\n"
 "                           application has returned from the frame's samples); no T4 without --app\n"
-"      --record-size MIB    a new part of the record every MIB MiB (%s, default 1024; 0 = one file):\n"
+"      --record-size MIB    a new part of the record every MIB MiB (%s, default " SV_REC_SIZE_MIB_DEFAULT "; 0 = one file):\n"
 "                           FILE is the newest, FILE.1 the one before; svreport reads them from FILE\n"
-"      --record-keep N|all  rotated parts kept, the oldest removed first (default all; 8 streams at\n"
-"                           4000 frames/s write about 15 GB an hour)\n"
+"      --record-keep N|all  rotated parts kept besides FILE, the oldest deleted first (default " SV_REC_KEEP_DEFAULT "; 8 streams\n"
+"                           at 4000 frames/s write about 15 GB an hour; all: only the floor deletes)\n"
+"      --record-flush-ms MS a partial block is written once its records waited MS (%s, default\n"
+"                           " SV_REC_FLUSH_MS_DEFAULT "; 0 = only full blocks): a killed svsub loses at most that\n"
+"      --record-sync-ms MS  fdatasync the record every MS (%s, default " SV_REC_SYNC_MS_DEFAULT ": never), for a\n"
+"                           host that may lose power; it may delay the receive loop by the disk's latency\n"
+"      --record-min-free MIB  free-space floor of the record's filesystem (%s, default " SV_REC_MIN_FREE_MIB_DEFAULT "; 0 =\n"
+"                           none): below it the run's oldest parts are deleted, then blocks held back.\n"
+"                           A full disk never stops receiving or the application: blocks that cannot be\n"
+"                           written are counted (stderr, --json record, the file's UNWRITTEN and END\n"
+"                           records), later ones are tried\n"
 "      --histograms         add inter-arrival and latency histograms to the text summary\n"
 "  -q, --quiet              no text summary, no status lines\n"
 "  -v, --verbose            log more on stderr\n"
@@ -169,8 +182,9 @@ static void usage(FILE *f)
 #else
 		" (not built in: svsub_rx back-ends absent)",
 #endif
-		r.duration, r.record_size, r.max_streams, SVSUB_TRACK_MAX_STREAMS_DEFAULT, r.nominal_hz, r.wrap, r.reorder,
-		r.resync, SVSUB_TRACK_RESYNC_RUN_DEFAULT, r.max_latency, r.clock_tolerance, r.pickup, r.trip_samples, r.dropoff,
+		r.duration, r.record_size, r.record_flush, r.record_sync, r.record_min_free, r.max_streams,
+		SVSUB_TRACK_MAX_STREAMS_DEFAULT, r.nominal_hz, r.wrap, r.reorder, r.resync, SVSUB_TRACK_RESYNC_RUN_DEFAULT,
+		r.max_latency, r.clock_tolerance, r.pickup, r.trip_samples, r.dropoff,
 		r.current_lsb);
 #ifdef SVSUB_HAVE_RX
 	svrx_live_usage(f); /* rx: live receive options, before the exit status and examples */
@@ -178,7 +192,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "\n"
 "Exit status: 0 the source was read (even with malformed frames), 1 it could not be read or an output\n"
-"failed, 2 usage error.\n"
+"failed (also records not all written: receiving went on, the summary says how many and why), 2 usage\n"
+"error.\n"
 "\n"
 "EXAMPLES\n"
 "  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap\n"
@@ -207,6 +222,9 @@ enum {
 	OPT_RECORD,
 	OPT_RECORD_SIZE,
 	OPT_RECORD_KEEP,
+	OPT_RECORD_FLUSH,
+	OPT_RECORD_SYNC,
+	OPT_RECORD_MIN_FREE,
 	OPT_APP, /* app */
 	OPT_PICKUP,
 	OPT_TRIP_SAMPLES,
@@ -237,7 +255,8 @@ static const struct {
 	{ OPT_PICKUP, "pickup" },
 	{ OPT_TRIP_SAMPLES, "trip_samples" },	{ OPT_DROPOFF, "dropoff" },
 	{ OPT_CURRENT_LSB, "current_lsb" },	{ OPT_RECORD_SIZE, "record_size_mib" },
-	{ OPT_RECORD_KEEP, "record_keep" },
+	{ OPT_RECORD_KEEP, "record_keep" },	{ OPT_RECORD_FLUSH, "record_flush_ms" },
+	{ OPT_RECORD_SYNC, "record_sync_ms" },	{ OPT_RECORD_MIN_FREE, "record_min_free_mib" },
 };
 
 static const char *key_of_opt(int c)
@@ -269,6 +288,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "record-size", required_argument, NULL, OPT_RECORD_SIZE },
 		{ "record-keep", required_argument, NULL, OPT_RECORD_KEEP },
+		{ "record-flush-ms", required_argument, NULL, OPT_RECORD_FLUSH },
+		{ "record-sync-ms", required_argument, NULL, OPT_RECORD_SYNC },
+		{ "record-min-free", required_argument, NULL, OPT_RECORD_MIN_FREE },
 		{ "histograms", no_argument, NULL, OPT_HISTOGRAMS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -541,6 +563,7 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGXFSZ, SIG_IGN); /* a file size limit is a full disk: EFBIG, counted (sv_record.h) */
 }
 
 /* Why the read of --read FILE did not reach the end of the file (NULL: it did): the summary is then partial
@@ -556,6 +579,9 @@ static int run_read(const struct opts *o, struct svsub_proc *p, struct sv_pcap_r
 
 	(void)o;
 	while (!(stop_requested && (read_stopped = "stopped by a signal")) && (rc = sv_pcap_next(r, &pkt)) == 1) {
+		/* the record's time bounds, on the wall's time: a clock read every 4096 frames */
+		if (!(pkt.index & 4095))
+			svsub_proc_tick(p, sv_clock_gettime_ns(CLOCK_MONOTONIC));
 		struct svsub_frame f = {
 			.data = pkt.data,
 			.len = pkt.caplen,
@@ -611,7 +637,7 @@ static int run_live(struct opts *o, struct svsub_proc *p)
 #endif
 
 static int print_json_summary(const struct opts *o, struct svsub_proc *p, struct sv_pcap_reader *r,
-			      const struct sv_clock_sync *sync)
+			      const struct sv_clock_sync *sync, const struct sv_record_writer_stats *rec_st)
 {
 	struct sv_json j;
 
@@ -651,6 +677,8 @@ static int print_json_summary(const struct opts *o, struct svsub_proc *p, struct
 	}
 	sv_json_object_end(&j);
 	svsub_summary_json_body(&j, p);
+	sv_json_key(&j, "record"); /* what reached the disk: null without --record */
+	sv_record_stats_json(&j, o->record, rec_st);
 	sv_json_object_end(&j);
 	return sv_json_end(&j);
 }
@@ -664,6 +692,7 @@ int main(int argc, char **argv)
 	struct svsub_proc *p = NULL;
 	struct svapp *app = NULL; /* app */
 	struct svsub_rec *rec = NULL;
+	struct sv_record_writer_stats rec_st;
 	struct sv_clock_sync sync, *syncp = NULL;
 	int err, ret = 0;
 
@@ -736,8 +765,7 @@ int main(int argc, char **argv)
 			 * live only, on the receive clock */
 			.app_points = o.interface && o.app,
 			/* record_keep checked with the configuration (svsub_config_set_opt / _check) */
-			.record_size_mib = file_cfg.record_size_mib,
-			.record_keep = file_cfg.record_keep,
+			.opts = SV_REC_OPTS_OF(&file_cfg),
 		};
 
 		err = svsub_rec_open(&rec, &rc);
@@ -792,10 +820,21 @@ int main(int argc, char **argv)
 	if (w && sv_pcap_close_write(w))
 		ret = EXIT_RUNTIME;
 	w = NULL;
+	/* The record's last block and END now (also after SIGINT/SIGTERM), so that the summaries say what
+	 * reached the disk. */
+	if (rec) {
+		int rerr = svsub_rec_close(rec, &rec_st);
+
+		rec = NULL;
+		if (rerr)
+			ret = EXIT_RUNTIME;
+		if (rerr && rerr != -EIO)
+			fprintf(stderr, PROG ": --record %s: %s\n", o.record, strerror(-rerr));
+	}
 
 	/* Whatever happened, say what was received. */
 	if (o.json) {
-		if (print_json_summary(&o, p, r, syncp))
+		if (print_json_summary(&o, p, r, syncp, o.record ? &rec_st : NULL))
 			ret = EXIT_RUNTIME;
 	} else if (!o.quiet) {
 		if (svsub_summary_print(o.jsonl || o.app ? stderr : stdout, p, o.histograms))
@@ -803,6 +842,12 @@ int main(int argc, char **argv)
 	}
 	if (svsub_proc_output_error(p) || fflush(stdout) || ferror(stdout))
 		ret = EXIT_RUNTIME;
+	if (o.record && (!o.quiet || sv_record_stats_incomplete(&rec_st))) { /* stderr, whatever else goes out */
+		char line[512];
+
+		sv_record_stats_format(&rec_st, line, sizeof(line));
+		fprintf(stderr, PROG ": record %s: %s\n", o.record, line);
+	}
 
 	svapp_destroy(app); /* app: per-stream summary lines (before the tracker: they name its streams) */
 	app = NULL;
@@ -815,10 +860,7 @@ int main(int argc, char **argv)
 	svrx_live_close(live_rx);	  /* detaches the XDP program */
 #endif
 out_close_writer:
-	if (svsub_rec_close(rec)) { /* flushes the records, also after SIGINT/SIGTERM */
-		fprintf(stderr, PROG ": --record %s: write failed\n", o.record);
-		ret = EXIT_RUNTIME;
-	}
+	svsub_rec_close(rec, NULL); /* set-up failed after it was opened: nothing recorded */
 	svapp_destroy(app); /* app: NULL when destroyed above */
 	if (w)
 		sv_pcap_close_write(w);

@@ -283,10 +283,10 @@ int svsub_proc_frame(struct svsub_proc *p, const struct svsub_frame *f)
 	if (p->cfg.rec) {
 		/* T4: tracking and the application are done with this frame's samples (same clock as rx_ns) */
 		int64_t t_app = p->cfg.app_clock >= 0 ? sv_clock_now_ns((enum sv_clock_id)p->cfg.app_clock) : 0;
-		int rerr = svsub_rec_frame(p->cfg.rec, p->track, &p->view, p->res, f->rx_ns, f->ts_src, t_app);
 
-		if (rerr && !p->out_err)
-			p->out_err = -EIO;
+		/* never an output error: a full disk is counted by the recorder and said at the end, while
+		 * receiving and the application go on */
+		svsub_rec_frame(p->cfg.rec, p->track, &p->view, p->res, f->rx_ns, f->ts_src, t_app);
 	}
 	if (p->cfg.jsonl)
 		jsonl_asdus(p, f, &p->view);
@@ -316,4 +316,9 @@ const struct svsub_sample_result *svsub_proc_last_results(const struct svsub_pro
 int svsub_proc_output_error(const struct svsub_proc *p)
 {
 	return p->out_err;
+}
+
+void svsub_proc_tick(struct svsub_proc *p, int64_t now_ns)
+{
+	svsub_rec_tick(p->cfg.rec, now_ns);
 }

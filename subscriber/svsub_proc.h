@@ -61,7 +61,8 @@ void svsub_proc_destroy(struct svsub_proc *p);
 /*
  * Processes one frame. Returns 1 for a decoded SV frame, 0 for a frame that is not SV (ignored, counted),
  * -EBADMSG for a malformed SV frame (counted by error name, reported in the JSON lines), -EIO when an
- * output failed (JSON lines or --write: the first failure is sticky, see svsub_proc_output_error()).
+ * output failed (JSON lines or --write: the first failure is sticky, see svsub_proc_output_error(); not
+ * the record, whose failures are counted and never stop the pipeline).
  */
 int svsub_proc_frame(struct svsub_proc *p, const struct svsub_frame *f);
 
@@ -83,8 +84,13 @@ struct svsub_tracker *svsub_proc_tracker(struct svsub_proc *p);
 const struct sv_view *svsub_proc_last_view(const struct svsub_proc *p);
 const struct svsub_sample_result *svsub_proc_last_results(const struct svsub_proc *p);
 
-/* First output error (-EIO) or 0. */
+/* First output error (-EIO) or 0. Records are not an output here: what they could not write is counted
+ * by the recorder (svsub_rec_close), it never stops the pipeline. */
 int svsub_proc_output_error(const struct svsub_proc *p);
+
+/* From the receive loop, once per pass with a time it holds (any clock, always the same): the record's
+ * time bounds (svsub_rec_tick). No clock read, no syscall unless one is due. */
+void svsub_proc_tick(struct svsub_proc *p, int64_t now_ns);
 
 /* Writes @ns as "S.NNNNNNNNN" (seconds with 9 decimals; negative times keep their sign). */
 void svsub_format_ts(int64_t ns, char *buf, size_t size);

@@ -10,7 +10,6 @@
 struct svsub_rec {
 	struct sv_record_writer *w;
 	struct svsub_rec_cfg cfg;
-	int err;
 	/* what the record file's stream table says, to (re)define a stream when it changes */
 	uint32_t defined_confrev[SV_REC_MAX_STREAMS];
 	uint32_t defined_rate[SV_REC_MAX_STREAMS];
@@ -27,7 +26,7 @@ int svsub_rec_open(struct svsub_rec **out, const struct svsub_rec_cfg *cfg)
 	struct svsub_rec *r;
 	int err;
 
-	err = sv_record_cfg_rotation(&wc, cfg->record_size_mib, cfg->record_keep ? cfg->record_keep : "all");
+	err = sv_record_cfg_opts(&wc, &cfg->opts);
 	if (err)
 		return err;
 	r = calloc(1, sizeof(*r));
@@ -50,7 +49,7 @@ static uint32_t rec_rate(const struct svsub_stream_stats *s, const struct sv_asd
 	return s->rate || a->smpSynch == SV_SMPSYNCH_GLOBAL ? svsub_stream_rate(s) : 0;
 }
 
-static int define_stream(struct svsub_rec *r, unsigned idx, const struct svsub_stream_stats *s,
+static void define_stream(struct svsub_rec *r, unsigned idx, const struct svsub_stream_stats *s,
 			 const struct sv_view *v, const struct sv_asdu *a, uint32_t rate)
 {
 	struct sv_rec_stream d;
@@ -71,14 +70,13 @@ static int define_stream(struct svsub_rec *r, unsigned idx, const struct svsub_s
 	r->defined[idx] = 1;
 	r->defined_confrev[idx] = a->confRev;
 	r->defined_rate[idx] = rate;
-	return sv_record_define_stream(r->w, &d);
+	sv_record_define_stream(r->w, &d); /* a failed write is counted by the writer */
 }
 
-int svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct sv_view *v,
-		    const struct svsub_sample_result *res, int64_t t_rx_ns, uint8_t ts_src, int64_t t_app_ns)
+void svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct sv_view *v,
+		     const struct svsub_sample_result *res, int64_t t_rx_ns, uint8_t ts_src, int64_t t_app_ns)
 {
 	struct sv_rec_event ev;
-	int err;
 
 	memset(&ev, 0, sizeof(ev));
 	if (!ts_src)
@@ -101,11 +99,8 @@ int svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct s
 			continue;
 		rate = rec_rate(s, a);
 		if (!r->defined[res[i].stream] || r->defined_confrev[res[i].stream] != a->confRev ||
-		    r->defined_rate[res[i].stream] != rate) {
-			err = define_stream(r, (unsigned)res[i].stream, s, v, a, rate);
-			if (err && !r->err)
-				r->err = err;
-		}
+		    r->defined_rate[res[i].stream] != rate)
+			define_stream(r, (unsigned)res[i].stream, s, v, a, rate);
 		for (unsigned c = 0; c < sv_asdu_nchannels(a); c++)
 			q |= sv_asdu_quality(a, c);
 		ev.stream = (uint32_t)res[i].stream;
@@ -138,30 +133,38 @@ int svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct s
 		ev.point = SV_POINT_T3;
 		ev.t_ns = t_rx_ns;
 		ev.ts_src = ts_src;
-		err = sv_record_write_event(r->w, &ev);
-		if (err && !r->err)
-			r->err = err;
+		/* a block that cannot be written is counted by the writer (sv_record.h "Full disk") */
+		sv_record_write_event(r->w, &ev);
 		if (r->cfg.app_points && t_app_ns) {
 			ev.point = SV_POINT_T4;
 			ev.t_ns = t_app_ns;
 			ev.ts_src = SV_TS_USER;
-			err = sv_record_write_event(r->w, &ev);
-			if (err && !r->err)
-				r->err = err;
+			sv_record_write_event(r->w, &ev);
 		}
 	}
-	return r->err;
 }
 
-int svsub_rec_close(struct svsub_rec *r)
+void svsub_rec_tick(struct svsub_rec *r, int64_t now_ns)
 {
+	if (r)
+		sv_record_tick(r->w, now_ns);
+}
+
+int svsub_rec_close(struct svsub_rec *r, struct sv_record_writer_stats *st)
+{
+	struct sv_record_writer_stats s;
 	int err;
 
-	if (!r)
+	if (!r) {
+		if (st)
+			memset(st, 0, sizeof(*st));
 		return 0;
-	err = sv_record_writer_close(r->w);
-	if (!err)
-		err = r->err;
+	}
+	err = sv_record_writer_close_stats(r->w, &s);
+	if (!err && sv_record_stats_incomplete(&s))
+		err = -EIO;
+	if (st)
+		*st = s;
 	free(r);
 	return err;
 }

@@ -24,8 +24,8 @@ struct svsub_rec_cfg {
 	enum sv_clock_id clock;	    /* clock of the receive timestamps (TAI live, the capture's offline) */
 	uint8_t rx_ts_src;	    /* enum sv_ts_source of the receive timestamps */
 	uint32_t ifindex;	    /* receiving interface (0 offline) */
-	uint32_t record_size_mib;   /* a new part every N MiB, 0 never (sv_record_cfg_rotation) */
-	const char *record_keep;    /* rotated parts kept: SV_REC_KEEP_SYNTAX; NULL = all */
+	struct sv_record_opts opts; /* rotation, flush and sync periods, free-space floor (zero: none;
+				     * opts.keep NULL: SV_REC_KEEP_DEFAULT) */
 	bool app_points;	    /* write T4 events (an application is attached) */
 };
 
@@ -35,12 +35,17 @@ int svsub_rec_open(struct svsub_rec **r, const struct svsub_rec_cfg *cfg);
 /*
  * Records the ASDUs of one decoded, tracked frame. @res holds the tracker's per-ASDU results; @t_app_ns is
  * when the application returned (same clock as @t_rx_ns), 0 when none. Per-packet path: no allocation, no
- * logging; a failed block write is counted by the writer. @ts_src: source of @t_rx_ns (0: the configured one). Returns 0 or the writer's -errno.
+ * logging; a block that cannot be written (a full disk) is counted by the writer and never stops the
+ * caller: receiving and the application go on. @ts_src: source of @t_rx_ns (0: the configured one).
  */
-int svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct sv_view *v,
-		    const struct svsub_sample_result *res, int64_t t_rx_ns, uint8_t ts_src, int64_t t_app_ns);
+void svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct sv_view *v,
+		     const struct svsub_sample_result *res, int64_t t_rx_ns, uint8_t ts_src, int64_t t_app_ns);
 
-/* Flushes and closes; returns the first error seen (0 when none). NULL is a no-op. */
-int svsub_rec_close(struct svsub_rec *r);
+/* The writer's time bounds (sv_record_tick) from the receive loop, with a time it holds. NULL: no-op. */
+void svsub_rec_tick(struct svsub_rec *r, int64_t now_ns);
+
+/* Flushes (last block, END) and closes; the final counts into @st (NULL: not wanted). Returns 0, or -EIO
+ * when records were not all written (said by the counts), or the writer's error. NULL is a no-op. */
+int svsub_rec_close(struct svsub_rec *r, struct sv_record_writer_stats *st);
 
 #endif /* SVSUB_REC_H */

@@ -937,12 +937,15 @@ static void test_monotonic_file(void **state)
 	sv_record_reader_close(r);
 }
 
-/* A failed start removes only what it created: a device node the user named stays (the header write to
- * a "full" device fails), and rotation refuses a path that is not a regular file. Needs CAP_MKNOD. */
+/* A failed start removes only what it created: a device node the user named stays (a "full" device is a
+ * full disk: the writer opens and counts what it cannot write, with no reserve on a device), and rotation
+ * refuses a path that is not a regular file. Needs CAP_MKNOD. */
 static void test_writer_leaves_user_path(void **state)
 {
 	struct sv_record_writer_cfg cfg = { .path = path_of("full"), .tool = "t" };
+	struct sv_record_writer_stats ws;
 	struct sv_record_writer *w;
+	struct sv_rec_event ev;
 	struct stat st;
 
 	(void)state;
@@ -950,7 +953,14 @@ static void test_writer_leaves_user_path(void **state)
 		print_message("no mknod (%s): skipped\n", strerror(errno));
 		skip();
 	}
-	assert_int_equal(sv_record_writer_open(&w, &cfg), -ENOSPC);
+	assert_int_equal(sv_record_writer_open(&w, &cfg), 0);
+	make_event(&ev, SV_REC_STREAM_NONE, 1);
+	assert_int_equal(sv_record_write_event(w, &ev), 0);
+	assert_int_equal(sv_record_writer_close_stats(w, &ws), -ENOSPC);
+	assert_int_equal(ws.lost_records, 1);
+	assert_int_equal(ws.last_errno, ENOSPC);
+	assert_false(ws.reserve);
+	assert_true(ws.pending && sv_record_stats_incomplete(&ws));
 	assert_int_equal(stat(cfg.path, &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
 	cfg.rotate_bytes = 1u << 20;

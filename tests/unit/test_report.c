@@ -3,9 +3,12 @@
  * svreport's engine on hand-made records with known latencies: exact percentiles from per-frame
  * records, bucket error bounds from per-second summaries only, and exactly one lost, duplicate,
  * reordered frame and a missing hop reported as such; a tracer's off-by-one-second key is re-derived;
- * budgets, verdicts and the clock check.
+ * budgets, verdicts and the clock check; frames a full disk kept out of a file (its writer's UNWRITTEN
+ * record, made by a real dropped stretch: RLIMIT_FSIZE; an older writer's END count) are not recorded at
+ * its point, not lost, in the window and in an outage.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -22,6 +26,7 @@
 #include "sv_record.h"
 #include "sv_stats.h"
 #include "svreport.h"
+#include "unit_fsize.h"
 
 #define SEC0 1700000000u
 #define RATE 4000u
@@ -1508,6 +1513,210 @@ static void test_alias_by_host(void **state)
 	svr_destroy(r);
 }
 
+/* ---- a full disk at the writer: frames "not recorded", not lost ------------------------------------- */
+
+static void ev_drop(struct sv_record_writer *w, unsigned point, unsigned k, int64_t lat_ns)
+{
+	struct sv_rec_event e = {.point = (uint8_t)point, .stream = 0, .t_ns = ts_of(k) + lat_ns,
+				 .tai_sec = SEC0 + k / RATE, .smp_cnt = (uint16_t)(k % RATE),
+				 .ts_src = SV_TS_SOFTWARE, .guest = SV_REC_GUEST_NONE, .nasdu = 1};
+
+	sv_record_write_event(w, &e); /* a dropped block is the point here: the writer counts it */
+}
+
+/* svpub's record of frames 0..n-1 at T0 whose frames [from, to) are written while the disk is full: the
+ * writer counts what it dropped (*lost_frames). */
+static void pub_with_gap(const char *name, unsigned n, unsigned from, unsigned to, uint64_t *lost_frames)
+{
+	struct sv_record_writer *w = wopen(name, "svpub", "hostA", true, RATE);
+	struct sv_record_writer_stats st;
+	struct stat sb;
+
+	for (unsigned k = 0; k < n; k++) {
+		if (k == from) {
+			assert_int_equal(sv_record_flush(w), 0);
+			assert_int_equal(stat(path_of(name), &sb), 0);
+			fsize_limit((rlim_t)sb.st_size);
+		}
+		if (k == to)
+			fsize_limit(RLIM_INFINITY);
+		ev_drop(w, SV_POINT_T0, k, 20000);
+	}
+	assert_int_equal(sv_record_writer_close_stats(w, &st), 0);
+	assert_int_equal(st.stretches, 1);
+	*lost_frames = st.lost_frames[SV_POINT_T0];
+	assert_true(*lost_frames > 0);
+}
+
+static uint64_t lost_all(struct svr *r, int guest)
+{
+	uint8_t pairs[64][2];
+	unsigned n = svr_hop_list(r, guest, pairs, 64);
+	uint64_t lost = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct svr_hop h;
+
+		if (!svr_hop_get(r, pairs[i][0], pairs[i][1], guest, -1, &h))
+			lost += h.lost;
+	}
+	return lost;
+}
+
+/* A gap of half a second (inside the 3 s window: placeholders) and one of 5 s (an outage: counted from the
+ * sample indexes): both not recorded at T0, exactly what the writer dropped; nothing lost. */
+static void test_gap_in_window_and_outage(void **state)
+{
+	static const unsigned gaps[2][2] = {{8000, 18000}, {8000, 32000}};
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++) {
+		const char *files[] = {i ? "outage.rec" : "gap.rec"};
+		const struct svr_point_stats *ps;
+		const struct svr_file_info *fi;
+		uint64_t dropped;
+		struct svr *r;
+
+		pub_with_gap(files[0], 40000, gaps[i][0], gaps[i][1], &dropped);
+		r = run(files, NULL, 1);
+		ps = svr_point(r, SV_POINT_T0, SVR_GUEST_SHARED);
+		fi = svr_file(r, 0);
+		print_message("gap %u..%u: the writer dropped %" PRIu64 " frames, svreport: %" PRIu64 " seen, %" PRIu64
+			      " not recorded, %" PRIu64 " lost (outage %" PRIu64 ")\n", gaps[i][0], gaps[i][1], dropped,
+			      ps->frames, ps->not_recorded, lost_all(r, SVR_GUEST_SHARED), svr_totals(r)->outage_lost);
+		assert_int_equal(ps->not_recorded, dropped);
+		assert_int_equal(ps->frames + dropped, 40000);
+		assert_int_equal(lost_all(r, SVR_GUEST_SHARED), 0);
+		assert_int_equal(svr_totals(r)->outage_lost, 0);
+		assert_int_equal(svr_totals(r)->not_recorded, dropped);
+		assert_int_equal(fi->unwritten_frames[SV_POINT_T0], dropped);
+		assert_int_equal(fi->unwritten_stretches, 1);
+		assert_int_equal(fi->unwritten_errno, EFBIG);
+		assert_int_equal(fi->unwritten_unlocated, 0);
+		assert_int_equal(fi->unwritten_records, fi->end_lost_records);
+		svr_destroy(r);
+	}
+}
+
+/* The same gap seen by a subscriber that recorded it: not recorded at T0 (not "missing" between Ts and T3,
+ * which is what the frames the publisher's file lacks looked like before), nothing lost; and a frame the
+ * subscriber really missed inside the publisher's gap is not blamed on the network either (unknown). */
+static void test_gap_with_subscriber(void **state)
+{
+	const char *files[] = {"pub2.rec", "sub2.rec"}, *guests[] = {NULL, "vm1"};
+	struct sv_record_writer *sub = wopen("sub2.rec", "svsub", "hostA", true, RATE);
+	const struct svr_point_stats *t0, *t3;
+	struct svr_hop h;
+	uint64_t dropped;
+	struct svr *r;
+
+	(void)state;
+	pub_with_gap(files[0], 20000, 6000, 16000, &dropped);
+	for (unsigned k = 0; k < 20000; k++)
+		if (k != 17000) /* one frame really lost, outside the gap: counted lost */
+			ev_drop(sub, SV_POINT_T3, k, 80000);
+	assert_int_equal(sv_record_writer_close(sub), 0);
+	r = run(files, guests, 2);
+	t0 = svr_point(r, SV_POINT_T0, SVR_GUEST_SHARED);
+	t3 = svr_point(r, SV_POINT_T3, 0);
+	assert_int_equal(t0->not_recorded, dropped);
+	assert_int_equal(t0->missing, 0);
+	assert_int_equal(t3->not_recorded, 0);
+	assert_int_equal(t3->frames, 19999);
+	assert_int_equal(svr_hop_get(r, SV_POINT_T0, SV_POINT_T3, 0, -1, &h), 0);
+	assert_int_equal(h.lost, 1);
+	assert_int_equal(h.missing, 0);
+	svr_destroy(r);
+}
+
+/* An older writer (minor 0) counts its lost records in END only: its tail after its last event is not
+ * recorded (the frames a subscriber saw there are not missing at T0), said as unlocated. */
+static void patch_end_lost(const char *path, uint64_t lost, int64_t t_ns)
+{
+	FILE *f = fopen(path, "r+b");
+	uint8_t blk[16 + 32];
+	struct sv_rec_end end;
+	uint32_t crc;
+	long size;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	size = ftell(f);
+	/* the last block holds END alone (the writer flushes before it) */
+	assert_int_equal(fseek(f, size - (long)sizeof(blk), SEEK_SET), 0);
+	assert_int_equal(fread(blk, 1, sizeof(blk), f), sizeof(blk));
+	memcpy(&end, blk + 16, sizeof(end));
+	assert_int_equal(end.kind, SV_REC_END);
+	end.lost_records = lost;
+	end.t_ns = t_ns;
+	memcpy(blk + 16, &end, sizeof(end));
+	crc = sv_crc32c(sv_crc32c(0, blk, 12), blk + 16, 32);
+	memcpy(blk + 12, &crc, 4);
+	assert_int_equal(fseek(f, size - (long)sizeof(blk), SEEK_SET), 0);
+	assert_int_equal(fwrite(blk, 1, sizeof(blk), f), sizeof(blk));
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_old_writer_tail(void **state)
+{
+	const char *files[] = {"old.rec", "sub3.rec"}, *guests[] = {NULL, "vm1"};
+	struct sv_record_writer *pub = wopen("old.rec", "svpub", "hostA", true, RATE);
+	struct sv_record_writer *sub = wopen("sub3.rec", "svsub", "hostA", true, RATE);
+	const struct svr_point_stats *t0;
+	const struct svr_file_info *fi;
+	struct svr *r;
+
+	(void)state;
+	for (unsigned k = 0; k < 20000; k++) {
+		if (k < 12000)
+			ev_drop(pub, SV_POINT_T0, k, 20000);
+		ev_drop(sub, SV_POINT_T3, k, 80000);
+	}
+	assert_int_equal(sv_record_writer_close(pub), 0);
+	assert_int_equal(sv_record_writer_close(sub), 0);
+	patch_end_lost(path_of("old.rec"), 8002, ts_of(20000));
+	r = run(files, guests, 2);
+	t0 = svr_point(r, SV_POINT_T0, SVR_GUEST_SHARED);
+	fi = svr_file(r, 0);
+	assert_int_equal(t0->frames, 12000);
+	assert_int_equal(t0->missing, 0);
+	assert_int_equal(t0->not_recorded, 8000);
+	assert_int_equal(lost_all(r, 0), 0);
+	assert_int_equal(fi->unwritten_unlocated, 8002);
+	assert_int_equal(fi->unwritten_records, 8002);
+	assert_int_equal(fi->end_lost_records, 8002);
+	svr_destroy(r);
+}
+
+/* The outputs say it: the file's line with the errno's name, the points' not-recorded column and figure. */
+static void test_outputs_unwritten(void **state)
+{
+	const char *files[] = {"out.rec"};
+	struct svr_budgets b;
+	struct svr_eval e;
+	uint64_t dropped;
+	struct svr *r;
+	char *txt, *json;
+
+	(void)state;
+	pub_with_gap(files[0], 16000, 4000, 12000, &dropped);
+	r = run(files, NULL, 1);
+	svr_budgets_default(&b);
+	svr_evaluate(r, &b, &e);
+	report_of(r, &b, &e, false, &txt);
+	report_of(r, &b, &e, true, &json);
+	assert_non_null(strstr(txt, "its writer could not write"));
+	assert_non_null(strstr(txt, "EFBIG"));
+	assert_non_null(strstr(txt, "notrec"));
+	assert_non_null(strstr(txt, "not recorded: "));
+	assert_non_null(strstr(json, "\"not_recorded\""));
+	assert_non_null(strstr(json, "\"unwritten\""));
+	assert_non_null(strstr(json, "\"errno\": \"EFBIG\""));
+	free(txt);
+	free(json);
+	svr_destroy(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1534,6 +1743,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_negative_min_per_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_alias_by_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rotated_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gap_in_window_and_outage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gap_with_subscriber, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_writer_tail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_outputs_unwritten, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

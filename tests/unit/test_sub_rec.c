@@ -50,7 +50,7 @@ static void pipe_capture(const char *cap, const struct svsub_rec_cfg *rc)
 	}
 	svsub_proc_destroy(p);
 	sv_pcap_close_read(r);
-	assert_int_equal(svsub_rec_close(rec), 0);
+	assert_int_equal(svsub_rec_close(rec, NULL), 0);
 }
 
 static void run(const char *rec_path, bool app_points, uint64_t *t3, uint64_t *t4, uint32_t *bad_key)

@@ -18,8 +18,8 @@ for page in svpub.1 svsub.1 svtrace.8 svreport.1; do
 	fi
 	case $tool in
 	svpub) opts="--config -c --interface --write --duration --unpaced --record --json --print-config --help --version" ;;
-	svsub) opts="--interface --backend af_xdp af_packet --duration --record --record-size --record-keep --write --json --read --jsonl -c --app overcurrent --pickup --help --version" ;;
-	svtrace) opts="--ingress --egress --netns --duration --live --record --record-size --record-keep --json --help --version" ;;
+	svsub) opts="--interface --backend af_xdp af_packet --duration --record --record-size --record-keep --record-flush-ms --record-sync-ms --record-min-free --write --json --read --jsonl -c --app overcurrent --pickup --help --version" ;;
+	svtrace) opts="--ingress --egress --netns --duration --live --record --record-size --record-keep --record-flush-ms --record-sync-ms --record-min-free --json --help --version" ;;
 	svreport) opts="--budgets --html --json RECORDS --help --version" ;;
 	esac
 	# man hyphenates and justifies; search the unjustified text of the synopsis and options.
