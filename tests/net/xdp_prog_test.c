@@ -21,6 +21,7 @@
 #include <xdp/xsk.h>
 
 #include "check.h"
+#include "sv_wire.h"
 #include "sv_xdp_test.h"
 
 _Static_assert(sizeof(struct sv_xdp_meta) == 24, "struct sv_xdp_meta drifted from bpf/sv_xdp.h");
@@ -111,36 +112,36 @@ static void run_case(struct sv_xdp_bpf *s, const struct tcase *t)
 int main(void)
 {
 	static const struct tcase with_sock[] = {
-		{ "untagged SV", { 0 }, 0, 0x88BA, 60, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
-		{ "802.1Q SV", { 0x8100 }, 1, 0x88BA, 60, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
-		{ "802.1ad+802.1Q SV", { 0x88A8, 0x8100 }, 2, 0x88BA, 60, 0x4000, XDP_REDIRECT,
+		{ "untagged SV", { 0 }, 0, SV_ETH_P_SV, 60, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
+		{ "802.1Q SV", { SV_ETH_P_8021Q }, 1, SV_ETH_P_SV, 60, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
+		{ "802.1ad+802.1Q SV", { SV_ETH_P_8021AD, SV_ETH_P_8021Q }, 2, SV_ETH_P_SV, 60, 0x4000, XDP_REDIRECT,
 		  SV_XDP_CNT_REDIRECTED, 1 },
 		{ "IPv4", { 0 }, 0, 0x0800, 46, 0, XDP_PASS, SV_XDP_CNT_PASS_NOT_SV, 0 },
-		{ "802.1Q GOOSE", { 0x8100 }, 1, 0x88B8, 60, 0x0001, XDP_PASS, SV_XDP_CNT_PASS_NOT_SV, 0 },
-		{ "802.1Q+802.1Q SV", { 0x8100, 0x8100 }, 2, 0x88BA, 60, 0x4000, XDP_REDIRECT,
+		{ "802.1Q GOOSE", { SV_ETH_P_8021Q }, 1, 0x88B8, 60, 0x0001, XDP_PASS, SV_XDP_CNT_PASS_NOT_SV, 0 },
+		{ "802.1Q+802.1Q SV", { SV_ETH_P_8021Q, SV_ETH_P_8021Q }, 2, SV_ETH_P_SV, 60, 0x4000, XDP_REDIRECT,
 		  SV_XDP_CNT_REDIRECTED, 1 },
-		{ "three tags (not SV at depth 2)", { 0x88A8, 0x8100 }, 2, 0x8100, 60, 0, XDP_PASS,
+		{ "three tags (not SV at depth 2)", { SV_ETH_P_8021AD, SV_ETH_P_8021Q }, 2, SV_ETH_P_8021Q, 60, 0, XDP_PASS,
 		  SV_XDP_CNT_PASS_NOT_SV, 0 },
 		/* an S-tag inside a C-tag is no QinQ (bpf/sv_wire.h): the codec would call it not SV */
-		{ "802.1Q+802.1ad (not SV)", { 0x8100, 0x88A8 }, 2, 0x88BA, 60, 0x4000, XDP_PASS,
+		{ "802.1Q+802.1ad (not SV)", { SV_ETH_P_8021Q, SV_ETH_P_8021AD }, 2, SV_ETH_P_SV, 60, 0x4000, XDP_PASS,
 		  SV_XDP_CNT_PASS_NOT_SV, 0 },
 		/* 14 octets is the least BPF_PROG_TEST_RUN takes; ends inside the 802.1Q tag. */
-		{ "truncated in tag", { 0 }, 0, 0x8100, 0, 0, XDP_PASS, SV_XDP_CNT_TRUNCATED, 0 },
-		{ "truncated after one tag", { 0x8100 }, 1, 0x8100, 1, 0, XDP_PASS, SV_XDP_CNT_TRUNCATED, 0 },
+		{ "truncated in tag", { 0 }, 0, SV_ETH_P_8021Q, 0, 0, XDP_PASS, SV_XDP_CNT_TRUNCATED, 0 },
+		{ "truncated after one tag", { SV_ETH_P_8021Q }, 1, SV_ETH_P_8021Q, 1, 0, XDP_PASS, SV_XDP_CNT_TRUNCATED, 0 },
 		/* SV EtherType, half an SV header: to user space (decoder names it), counted truncated. */
-		{ "truncated SV header", { 0 }, 0, 0x88BA, 4, 0x4000, XDP_REDIRECT, SV_XDP_CNT_TRUNCATED, 1 },
-		{ "SV header only", { 0 }, 0, 0x88BA, 8, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
+		{ "truncated SV header", { 0 }, 0, SV_ETH_P_SV, 4, 0x4000, XDP_REDIRECT, SV_XDP_CNT_TRUNCATED, 1 },
+		{ "SV header only", { 0 }, 0, SV_ETH_P_SV, 8, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
 	};
 	static const struct tcase allow[] = {
-		{ "allowed APPID 0x4000", { 0 }, 0, 0x88BA, 60, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
-		{ "allowed APPID 0x4000 tagged", { 0x8100 }, 1, 0x88BA, 60, 0x4000, XDP_REDIRECT,
+		{ "allowed APPID 0x4000", { 0 }, 0, SV_ETH_P_SV, 60, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
+		{ "allowed APPID 0x4000 tagged", { SV_ETH_P_8021Q }, 1, SV_ETH_P_SV, 60, 0x4000, XDP_REDIRECT,
 		  SV_XDP_CNT_REDIRECTED, 1 },
-		{ "APPID 0x4001 not in list", { 0 }, 0, 0x88BA, 60, 0x4001, XDP_PASS, SV_XDP_CNT_NOT_ALLOWED, 0 },
-		{ "truncated SV header, allow-list", { 0 }, 0, 0x88BA, 4, 0x4000, XDP_PASS, SV_XDP_CNT_TRUNCATED,
+		{ "APPID 0x4001 not in list", { 0 }, 0, SV_ETH_P_SV, 60, 0x4001, XDP_PASS, SV_XDP_CNT_NOT_ALLOWED, 0 },
+		{ "truncated SV header, allow-list", { 0 }, 0, SV_ETH_P_SV, 4, 0x4000, XDP_PASS, SV_XDP_CNT_TRUNCATED,
 		  0 },
 	};
 	static const struct tcase no_sock[] = {
-		{ "SV without socket", { 0 }, 0, 0x88BA, 60, 0x4000, XDP_PASS, SV_XDP_CNT_NO_SOCKET, 0 },
+		{ "SV without socket", { 0 }, 0, SV_ETH_P_SV, 60, 0x4000, XDP_PASS, SV_XDP_CNT_NO_SOCKET, 0 },
 	};
 	struct xsk_umem_config ucfg = { .fill_size = 64, .comp_size = 64, .frame_size = 2048 };
 	struct xsk_socket_config scfg = { .rx_size = 64, .libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
