@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * svsub's XDP program: IEC 61850-9-2 Sampled Values frames (EtherType 0x88BA, untagged or behind one or two
- * 802.1Q / 802.1ad tags) go to the AF_XDP socket bound on the frame's rx queue; everything else is
- * XDP_PASS, so the interface keeps working for every other protocol.
+ * svsub's XDP program: IEC 61850-9-2 Sampled Values frames (EtherType 0x88BA, untagged, behind one or two
+ * VLAN tags, with an HSR tag: sv_wire.h's rule, walked by sv_parse.h's sv_parse_l2 as the codec and svtrace
+ * do) go to the AF_XDP socket bound on the frame's rx queue; everything else is XDP_PASS, so the interface
+ * keeps working for every other protocol.
  *
  * Per frame, in front of the packet (bpf_xdp_adjust_meta), where the driver leaves metadata room:
  * struct sv_xdp_meta with the receive time (bpf_ktime_get_tai_ns(), CLOCK_TAI, the timescale smpSynch=2
@@ -15,11 +16,9 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include "sv_parse.h"
 #include "sv_xdp.h"
 
-#define ETH_P_8021Q 0x8100
-#define ETH_P_8021AD 0x88A8
-#define ETH_P_SV 0x88BA
 #define SV_ENODATA 61
 
 /* Knobs set by user space before load (rodata: the verifier prunes what is off). */
@@ -48,6 +47,19 @@ struct {
 	__type(value, __u64);
 } sv_xdp_counters SEC(".maps");
 
+/* The link-layer window sv_parse_l2 walks, copied out of the packet: the walk's variable offsets are bounded
+ * loads of a map value (into the packet they would need a data_end check each, into the stack CAP_PERFMON). */
+struct sv_xdp_window {
+	__u8 w[SV_PARSE_L2_WINDOW];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sv_xdp_window);
+} sv_xdp_scratch SEC(".maps");
+
 extern int bpf_xdp_metadata_rx_vlan_tag(const struct xdp_md *ctx, __be16 *vlan_proto,
 					__u16 *vlan_tci) __ksym __weak;
 extern int bpf_xdp_metadata_rx_timestamp(const struct xdp_md *ctx, __u64 *timestamp) __ksym __weak;
@@ -66,53 +78,51 @@ static __always_inline int sv_xdp_handle(struct xdp_md *ctx, const int hints)
 	__u64 now_ns = cfg_clock_tai ? bpf_ktime_get_tai_ns() : bpf_ktime_get_boot_ns();
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = data;
-	__u32 q = ctx->rx_queue_index, appid, truncated = 0;
-	void *cur;
-	__u16 proto;
+	__u32 q = ctx->rx_queue_index, zero = 0, n = 0, truncated = 0;
+	struct sv_xdp_window *win = bpf_map_lookup_elem(&sv_xdp_scratch, &zero);
+	struct sv_parse l2 = {};
 
-	if ((void *)(eth + 1) > data_end) {
+	if (!win)
+		return XDP_PASS;
+	/* The octets from the first EtherType on: four words of a whole SV frame, or what a shorter one has. */
+	if (data + SV_ETH_ADDRS_LEN + SV_PARSE_L2_WINDOW <= data_end) {
+#pragma unroll
+		for (int i = 0; i < SV_PARSE_L2_WINDOW / 8; i++)
+			((__u64 *)win->w)[i] = ((const __u64 *)(data + SV_ETH_ADDRS_LEN))[i];
+		n = SV_PARSE_L2_WINDOW;
+	} else {
+#pragma unroll
+		for (int i = 0; i < SV_PARSE_L2_WINDOW; i++) {
+			if (data + SV_ETH_ADDRS_LEN + i + 1 > data_end)
+				break;
+			win->w[i] = *(const __u8 *)(data + SV_ETH_ADDRS_LEN + i);
+			n = i + 1;
+		}
+	}
+	switch (sv_parse_l2(win->w, n, &l2)) {
+	case SV_PARSE_L2_SHORT:
 		count(SV_XDP_CNT_TRUNCATED);
 		return XDP_PASS;
-	}
-	proto = bpf_ntohs(eth->h_proto);
-	/*
-	 * Up to two tags: 802.1ad outer (S-tag) + 802.1Q inner, or 802.1Q alone (IEEE 802.1Q §9.5).
-	 * A cursor advanced by constants, never data + a variable offset: without CAP_PERFMON the verifier
-	 * (Spectre v1 sanitation) refuses packet-pointer arithmetic with a register operand ("pointer
-	 * arithmetic with it prohibited for !root"), and svsub must load with CAP_BPF + CAP_NET_ADMIN alone.
-	 */
-	cur = (void *)(eth + 1);
-#pragma unroll
-	for (int i = 0; i < 2; i++) {
-		if (proto != ETH_P_8021Q && proto != ETH_P_8021AD)
-			break;
-		if (cur + 4 > data_end) {
-			count(SV_XDP_CNT_TRUNCATED);
-			return XDP_PASS;
-		}
-		proto = bpf_ntohs(*(__be16 *)(cur + 2));
-		cur += 4;
-	}
-	if (proto != ETH_P_SV) {
+	case SV_PARSE_NOT_SV:
 		count(SV_XDP_CNT_PASS_NOT_SV);
 		return XDP_PASS;
-	}
-	/*
-	 * SV header: APPID, Length, Reserved1, Reserved2 (IEC 61850-9-2 §8.5.2). A frame that carries the SV
-	 * EtherType but not a whole header still goes to user space when no allow-list is set, so the
-	 * decoder there counts it by name (header_truncated) instead of it vanishing in the stack.
-	 */
-	if (cur + 8 > data_end) {
+	case SV_PARSE_HDR_SHORT:
+		/* A frame that carries the SV EtherType but not a whole SV header still goes to user space when no
+		 * allow-list is set, so the decoder there counts it by name (header_truncated) instead of it
+		 * vanishing in the stack. */
 		count(SV_XDP_CNT_TRUNCATED);
 		if (cfg_allowlist)
 			return XDP_PASS;
 		truncated = 1;
-	} else if (cfg_allowlist) {
-		appid = bpf_ntohs(*(__be16 *)cur);
-		if (!bpf_map_lookup_elem(&sv_xdp_appids, &appid)) {
-			count(SV_XDP_CNT_NOT_ALLOWED);
-			return XDP_PASS;
+		break;
+	default:
+		if (cfg_allowlist) {
+			__u32 appid = l2.appid;
+
+			if (!bpf_map_lookup_elem(&sv_xdp_appids, &appid)) {
+				count(SV_XDP_CNT_NOT_ALLOWED);
+				return XDP_PASS;
+			}
 		}
 	}
 	if (!bpf_map_lookup_elem(&sv_xdp_xsks, &q)) {

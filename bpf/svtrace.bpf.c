@@ -20,15 +20,13 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
+#include "sv_parse.h"
 #include "svtrace.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define ETH_P_SV 0x88BA
-#define ETH_P_8021Q 0x8100
-#define ETH_P_8021AD 0x88A8
-#define WIN SVTRACE_PARSE_WINDOW
-#define WMASK (SVTRACE_PARSE_WINDOW - 1)
+#define WIN SV_PARSE_WINDOW
+#define WMASK SV_PARSE_WMASK
 #define MAC_UNSET 0xffff
 
 const volatile __u32 appid_filter = 0;
@@ -523,6 +521,7 @@ struct sv_frame {
 struct sv_scratch {
 	__u8 win[WIN + 8];	/* a word of slack: sv_walk() reads the svID a word at a time */
 	struct sv_frame f;
+	struct sv_parse p;
 };
 
 struct {
@@ -561,45 +560,14 @@ static __always_inline void dev_id(const bool btf, const struct net_device *dev,
 	*netns = btf ? dev->nd_net.net->ns.inum : BPF_CORE_READ(dev, nd_net.net, ns.inum);
 }
 
-/* EtherTypes an SV frame's skb can carry (eth_type_trans: 0x88BA, or the tag when not offloaded). */
+/* EtherTypes an SV frame's skb can carry (eth_type_trans: 0x88BA, or what sv_wire.h allows in front of it: a
+ * VLAN tag when not offloaded, an HSR tag). */
 static __always_inline bool proto_maybe_sv(const bool btf, const struct sk_buff *skb)
 {
 	__u16 p = RD(btf, skb, protocol);
 
-	return p == bpf_htons(ETH_P_SV) || p == bpf_htons(ETH_P_8021Q) || p == bpf_htons(ETH_P_8021AD);
-}
-
-/* BER definite length (X.690 8.1.3): short form, or long form with 1..3 length octets. */
-static __always_inline int ber_len(const __u8 *w, __u32 *pos, __u32 n, __u32 *len)
-{
-	__u32 i = *pos;
-	__u8 b;
-
-	if (i >= n)
-		return -1;
-	b = w[i & WMASK];
-	if (b < 0x80) {
-		*len = b;
-		*pos = i + 1;
-		return 0;
-	}
-	if (b == 0x81 && i + 1 < n) {
-		*len = w[(i + 1) & WMASK];
-		*pos = i + 2;
-		return 0;
-	}
-	if (b == 0x82 && i + 2 < n) {
-		*len = ((__u32)w[(i + 1) & WMASK] << 8) | w[(i + 2) & WMASK];
-		*pos = i + 3;
-		return 0;
-	}
-	if (b == 0x83 && i + 3 < n) {
-		*len = ((__u32)w[(i + 1) & WMASK] << 16) | ((__u32)w[(i + 2) & WMASK] << 8) |
-		       w[(i + 3) & WMASK];
-		*pos = i + 4;
-		return 0;
-	}
-	return -1;
+	return p == bpf_htons(SV_ETH_P_SV) || p == bpf_htons(SV_ETH_P_8021Q) || p == bpf_htons(SV_ETH_P_8021AD) ||
+	       p == bpf_htons(SV_ETH_P_HSR);
 }
 
 /* Octets of the window from the EtherType on, for @avail linear octets from the MAC header; 0 if too short. */
@@ -607,7 +575,7 @@ static __always_inline __u32 win_len(__u32 avail)
 {
 	if (avail < 18)
 		return 0;
-	return avail - 12 > WIN ? WIN : avail - 12;
+	return avail - SV_ETH_ADDRS_LEN > WIN ? WIN : avail - SV_ETH_ADDRS_LEN;
 }
 
 /* Reads up to WIN octets of the frame at kernel address @l2 (MAC header, @avail linear octets) from its
@@ -618,17 +586,18 @@ static __always_inline __u32 sv_read(const __u8 *l2, __u32 avail, __u8 *w)
 
 	/* Keep the verifier's view of the size bounded whatever clang folds. */
 	asm volatile("%0 &= 0x1ff" : "+r"(cp));
-	if (cp < 6 || cp > WIN || bpf_probe_read_kernel(w, cp, l2 + 12))
+	if (cp < 6 || cp > WIN || bpf_probe_read_kernel(w, cp, l2 + SV_ETH_ADDRS_LEN))
 		return 0;
 	return (__u32)cp;
 }
 
-/* Offset of the SV PDU (APPID) in the window: after the EtherType, or after an 802.1Q/802.1ad tag. */
+/* Where the shape cache takes its index from (the APPID's low octet when the frame has at most one VLAN tag;
+ * sv_parse.h walks the real thing): only a hash, the cached prefix is then compared whole. */
 static __always_inline __u32 pdu_base(const __u8 *w)
 {
 	__u16 et = ((__u16)w[0] << 8) | w[1];
 
-	return et == ETH_P_8021Q || et == ETH_P_8021AD ? 6 : 2;
+	return et == SV_ETH_P_8021Q || et == SV_ETH_P_8021AD ? 2 + SV_VLAN_TAG_LEN : 2;
 }
 
 /* The low @k octets (1..7) of a word loaded from memory. */
@@ -641,110 +610,62 @@ static __always_inline __u64 low_octets(__u64 x, __u32 k)
 #endif
 }
 
-/*
- * Walks the window @w (@n octets from the EtherType) into @f. Returns 1 for an SV frame, 0 for anything
- * else (the early return), -1 for an SV frame whose savPdu cannot be walked within the window
- * (counted). IEC 61850-9-2 §8.2 / Annex A: APPID, Length, Reserved1/2, then savPdu [APPLICATION 0] {
- * noASDU [0], security [1] OPTIONAL, seqASDU [2] { ASDU { svID [0], datSet [1] OPTIONAL, smpCnt [2]
- * (2 octets) ... } } }. f->smp_pos: where smpCnt's value starts in @w.
- */
-static __always_inline int sv_walk(const bool btf, const struct sk_buff *skb, const __u8 *w, __u32 n,
-				   struct sv_frame *f)
+/* The out-of-band tag (after a bridge, or a NIC with rx-vlan offload: skb->vlan_all != 0) when the frame's
+ * bytes have none: a QinQ frame whose outer tag was taken off keeps its inner tag in the bytes, and that one
+ * is the frame's VLAN wherever it is seen (the codec's too). */
+static __always_inline void vlan_oob(const bool btf, const struct sk_buff *skb, struct sv_frame *f)
 {
-	__u32 b = 2, pos, len, svid_len;
-	__u16 et = ((__u16)w[0] << 8) | w[1];
-
-	f->flags = 0;
-	f->vlan_tci = 0;
-	if (et == ETH_P_8021Q || et == ETH_P_8021AD) {
-		f->vlan_tci = ((__u16)w[2] << 8) | w[3];
-		f->flags |= SVTRACE_F_VLAN_INBAND;
-		et = ((__u16)w[4] << 8) | w[5];
-		b = 6;
-	}
-	if (et != ETH_P_SV)
-		return 0;
-	/* Out-of-band tag (after a bridge, or a NIC with rx-vlan offload): skb->vlan_all != 0. */
 	if (!(f->flags & SVTRACE_F_VLAN_INBAND) && RD(btf, skb, vlan_all)) {
 		f->vlan_tci = RD(btf, skb, vlan_tci);
 		f->flags |= SVTRACE_F_VLAN_OOB;
 	}
-	if (n < b + 8)
-		goto bad;
-	f->key.appid = ((__u16)w[b & WMASK] << 8) | w[(b + 1) & WMASK];
-	if (appid_filter && f->key.appid != appid_filter) {
+}
+
+/*
+ * Walks the window @w (@n octets from the EtherType) into @f with sv_parse.h. Returns 1 for an SV frame, 0 for
+ * anything else (not SV, or filtered by APPID), -1 for an SV frame whose savPdu cannot be walked to the first
+ * ASDU's smpCnt within the window (counted). The key: APPID and the first svID; f->smp_pos: where smpCnt's
+ * value starts in @w. The VLAN: the inner tag in the bytes (see vlan_oob).
+ */
+static __always_inline int sv_walk(const __u8 *w, __u32 n, struct sv_frame *f, struct sv_parse *p)
+{
+	__u32 verdict = sv_parse_frame(w, n, p), len;
+
+	if (verdict < SV_PARSE_HDR_SHORT)
+		return 0;
+	if (verdict >= SV_PARSE_HDR && appid_filter && p->appid != appid_filter) {
 		count(SVTRACE_CNT_FILTERED);
 		return 0;
 	}
-	pos = b + 8;
-	if (pos >= n || w[pos & WMASK] != 0x60)
-		goto bad;
-	pos++;
-	if (ber_len(w, &pos, n, &len))
-		goto bad;
-	if (pos >= n || w[pos & WMASK] != 0x80)		/* noASDU */
-		goto bad;
-	pos++;
-	if (ber_len(w, &pos, n, &len))
-		goto bad;
-	pos += len;
-	if (pos < n && (w[pos & WMASK] == 0x81 || w[pos & WMASK] == 0xA1)) { /* security (62351-6) */
-		pos++;
-		if (ber_len(w, &pos, n, &len))
-			goto bad;
-		pos += len;
+	if (verdict != SV_PARSE_SV) {
+		count(SVTRACE_CNT_PARSE_ERR);
+		return -1;
 	}
-	if (pos >= n || w[pos & WMASK] != 0xA2)		/* seqASDU */
-		goto bad;
-	pos++;
-	if (ber_len(w, &pos, n, &len))
-		goto bad;
-	if (pos >= n || w[pos & WMASK] != 0x30)		/* first ASDU */
-		goto bad;
-	pos++;
-	if (ber_len(w, &pos, n, &len))
-		goto bad;
-	if (pos >= n || w[pos & WMASK] != 0x80)		/* svID */
-		goto bad;
-	pos++;
-	if (ber_len(w, &pos, n, &svid_len))
-		goto bad;
-	if (svid_len >= n || pos + svid_len >= n)
-		goto bad;
-	len = svid_len;
+	f->flags = p->ntags ? SVTRACE_F_VLAN_INBAND : 0;
+	f->vlan_tci = p->tci;
+	f->key.appid = p->appid;
+	len = p->svid_len;
 	if (len > SVTRACE_SVID_MAX) {
 		len = SVTRACE_SVID_MAX;
 		f->flags |= SVTRACE_F_SVID_TRUNC;
 	}
 	/* The length on the wire: a truncated svID says so to user space (and two svIDs that differ in
 	 * length past the kept octets stay apart). */
-	f->key.svid_len = svid_len;
+	f->key.svid_len = (__u16)p->svid_len;
 	/* The whole svID is the stream key (zero-padded): streams are told apart by the full string.
 	 * Copied a word at a time (the window has a word of slack past WIN), the octets past it cleared. */
 	for (__u32 j = 0; j < SVTRACE_SVID_MAX / 8; j++) {
 		__u64 *k = (__u64 *)f->key.svid + j;
 
-		*k = *(const __u64 *)&w[(pos + j * 8) & WMASK];
+		*k = *(const __u64 *)&w[(p->svid_pos + j * 8) & WMASK];
 		if (j * 8 >= len)
 			*k = 0;
 		else if (len - j * 8 < 8)
 			*k = low_octets(*k, len - j * 8);
 	}
-	pos += svid_len;
-	if (pos < n && w[pos & WMASK] == 0x81) {	/* datSet */
-		pos++;
-		if (ber_len(w, &pos, n, &len))
-			goto bad;
-		pos += len;
-	}
-	if (pos + 3 >= n || w[pos & WMASK] != 0x82 || w[(pos + 1) & WMASK] != 2)	/* smpCnt */
-		goto bad;
-	f->smpcnt = ((__u32)w[(pos + 2) & WMASK] << 8) | w[(pos + 3) & WMASK];
-	f->smp_pos = pos + 2;
+	f->smpcnt = p->smpcnt;
+	f->smp_pos = p->smp_pos;
 	return 1;
-bad:
-	count(SVTRACE_CNT_PARSE_ERR);
-	return -1;
 }
 
 /* Port index of (netns, ifindex) among ports [from, nr_ports), or -1. The index found comes back
@@ -882,7 +803,7 @@ static __always_inline int sv_frame_id(const bool btf, const bool direct, const 
 		n = win_len(avail);
 		if (!n)
 			return 0;
-		src = l2 + 12;
+		src = l2 + SV_ETH_ADDRS_LEN;
 	} else {
 		n = sv_read(l2, avail, w);
 		if (!n)
@@ -907,10 +828,7 @@ static __always_inline int sv_frame_id(const bool btf, const bool direct, const 
 		f->smp_pos = len;
 		f->flags = e->flags;
 		f->vlan_tci = e->vlan_tci;
-		if (!(f->flags & SVTRACE_F_VLAN_INBAND) && RD(btf, skb, vlan_all)) {
-			f->vlan_tci = RD(btf, skb, vlan_tci);
-			f->flags |= SVTRACE_F_VLAN_OOB;
-		}
+		vlan_oob(btf, skb, f);
 		*id = e->id;
 		goto found;
 	}
@@ -921,8 +839,9 @@ walk:
 		if (!n)
 			return 0;
 	}
-	if (sv_walk(btf, skb, w, n, f) <= 0)
+	if (sv_walk(w, n, f, &s->p) <= 0)
 		return 0;
+	vlan_oob(btf, skb, f);
 	if (stream_id(f, id, &filtered))
 		return 0;
 	len = f->smp_pos;
@@ -1107,7 +1026,7 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 	if (hp) {
 		c = &HOT(hp)->t1;
 		c->head = (__u64)head;
-		c->smp_addr = (__u64)(head + mac + 12 + s->f.smp_pos);	/* the window starts at the EtherType */
+		c->smp_addr = (__u64)(head + mac + SV_ETH_ADDRS_LEN + s->f.smp_pos);	/* the window starts at the EtherType */
 		c->t1_ns = now;
 		c->stream = k.stream;
 		c->smpcnt = (__u16)k.smpcnt;

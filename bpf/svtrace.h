@@ -30,7 +30,6 @@
 #define SVTRACE_COMM_LEN 16		/* TASK_COMM_LEN */
 #define SVTRACE_MAX_PORTS 16		/* ingress + egress interfaces in the filter (rodata) */
 #define SVTRACE_MAX_STREAMS 256		/* stream ids handed out in BPF */
-#define SVTRACE_PARSE_WINDOW 256	/* bytes of the SV PDU read in BPF to find svID/smpCnt */
 #define SVTRACE_INFLIGHT_SLOTS 1024	/* T1 slots per stream (by smpCnt): frames in flight at once */
 #define SVTRACE_T1_MAX_AGE_NS 500000000ull /* a T1 older than this at T2a is another second's frame */
 
@@ -42,8 +41,8 @@
 #define SVTRACE_EV_MISSING 7u		/* T1 seen, no T2a on the ports in .reason (mask, bit p = port p) */
 
 /* svtrace_copy.flags */
-#define SVTRACE_F_VLAN_INBAND 0x1u	/* 802.1Q tag read from the frame bytes */
-#define SVTRACE_F_VLAN_OOB 0x2u		/* 802.1Q tag read from skb->vlan_tci (offloaded) */
+#define SVTRACE_F_VLAN_INBAND 0x1u	/* VLAN tag read from the frame bytes (the inner one of two) */
+#define SVTRACE_F_VLAN_OOB 0x2u		/* VLAN tag read from skb->vlan_tci (the bytes had none: offloaded) */
 #define SVTRACE_F_SVID_TRUNC 0x4u	/* svID longer than SVTRACE_SVID_MAX */
 #define SVTRACE_F_RX_SEEN 0x8u		/* feeder is the thread that received it in the guest ns */
 #define SVTRACE_F_T1_FIRST 0x10u	/* first copy of this frame to pass T2a: it carries the T1 record */

@@ -5,6 +5,7 @@
  * that broke it. Encoding writes minimal BER lengths (UCA TISSUE 1345) and the fixed widths of 9-2 Table 14.
  */
 #include "sv_codec.h"
+#include "sv_parse.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -38,26 +39,6 @@ const char *sv_codec_describe(int err)
 		return "unknown error";
 	return err_texts[err];
 }
-
-/* ASN.1 context tags of the ASDU (IEC 61850-9-2 Table 14) and the savPdu. */
-enum {
-	TAG_SAVPDU = 0x60,
-	TAG_NOASDU = 0x80,
-	TAG_SECURITY = 0x81,
-	TAG_SECURITY_C = 0xA1,
-	TAG_SEQASDU = 0xA2,
-	TAG_ASDU = 0x30,
-	TAG_SVID = 0x80,
-	TAG_DATSET = 0x81,
-	TAG_SMPCNT = 0x82,
-	TAG_CONFREV = 0x83,
-	TAG_REFRTM = 0x84,
-	TAG_SMPSYNCH = 0x85,
-	TAG_SMPRATE = 0x86,
-	TAG_SEQDATA = 0x87,
-	TAG_SMPMOD = 0x88,
-	TAG_GMID = 0x89,
-};
 
 struct cur {
 	const uint8_t *base; /* frame start, for offsets */
@@ -141,7 +122,7 @@ static inline bool visible_string(const uint8_t *s, uint32_t n)
 /* Rank of an ASDU tag in the standard's order; 0 for tags the ASDU does not define. */
 static inline unsigned asdu_rank(uint8_t tag)
 {
-	return (tag >= TAG_SVID && tag <= TAG_GMID) ? (unsigned)(tag - TAG_SVID) + 1 : 0;
+	return (tag >= SV_TAG_SVID && tag <= SV_TAG_GMID) ? (unsigned)(tag - SV_TAG_SVID) + 1 : 0;
 }
 
 /*
@@ -220,7 +201,7 @@ static __attribute__((noinline, cold)) int decode_asdu_slow(const uint8_t *frame
 	a->datSet_len = 0;
 
 	ASDU_NEXT();
-	ASDU_WANT(TAG_SVID, SVID_MISSING);
+	ASDU_WANT(SV_TAG_SVID, SVID_MISSING);
 	if (t.len == 0 || t.len > SV_MAX_ID_LEN) {
 		code = SV_E_SVID_LENGTH;
 		at = t.tag_at;
@@ -235,7 +216,7 @@ static __attribute__((noinline, cold)) int decode_asdu_slow(const uint8_t *frame
 	a->svID_len = (uint16_t)t.len;
 
 	ASDU_NEXT();
-	if (t.tag == TAG_DATSET) {
+	if (t.tag == SV_TAG_DATSET) {
 		if (t.len > SV_MAX_ID_LEN) {
 			code = SV_E_DATSET_LENGTH;
 			at = t.tag_at;
@@ -252,7 +233,7 @@ static __attribute__((noinline, cold)) int decode_asdu_slow(const uint8_t *frame
 		ASDU_NEXT();
 	}
 
-	ASDU_WANT(TAG_SMPCNT, SMPCNT_MISSING);
+	ASDU_WANT(SV_TAG_SMPCNT, SMPCNT_MISSING);
 	if (t.len != 2) {
 		code = SV_E_SMPCNT_WIDTH;
 		at = t.tag_at;
@@ -261,7 +242,7 @@ static __attribute__((noinline, cold)) int decode_asdu_slow(const uint8_t *frame
 	a->smpCnt = sv_be16(t.val);
 
 	ASDU_NEXT();
-	ASDU_WANT(TAG_CONFREV, CONFREV_MISSING);
+	ASDU_WANT(SV_TAG_CONFREV, CONFREV_MISSING);
 	if (t.len != 4) {
 		code = SV_E_CONFREV_WIDTH;
 		at = t.tag_at;
@@ -270,7 +251,7 @@ static __attribute__((noinline, cold)) int decode_asdu_slow(const uint8_t *frame
 	a->confRev = sv_be32(t.val);
 
 	ASDU_NEXT();
-	if (t.tag == TAG_REFRTM) {
+	if (t.tag == SV_TAG_REFRTM) {
 		if (t.len != SV_REFRTM_LEN) {
 			code = SV_E_REFRTM_WIDTH;
 			at = t.tag_at;
@@ -282,7 +263,7 @@ static __attribute__((noinline, cold)) int decode_asdu_slow(const uint8_t *frame
 	}
 
 	/* smpSynch is mandatory in 9-2 Ed 2 (OPTIONAL only in Wireshark's module). */
-	ASDU_WANT(TAG_SMPSYNCH, SMPSYNCH_MISSING);
+	ASDU_WANT(SV_TAG_SMPSYNCH, SMPSYNCH_MISSING);
 	if (t.len != 1) {
 		code = SV_E_SMPSYNCH_WIDTH;
 		at = t.tag_at;
@@ -291,7 +272,7 @@ static __attribute__((noinline, cold)) int decode_asdu_slow(const uint8_t *frame
 	a->smpSynch = t.val[0];
 
 	ASDU_NEXT();
-	if (t.tag == TAG_SMPRATE) {
+	if (t.tag == SV_TAG_SMPRATE) {
 		if (t.len != 2) {
 			code = SV_E_SMPRATE_WIDTH;
 			at = t.tag_at;
@@ -302,7 +283,7 @@ static __attribute__((noinline, cold)) int decode_asdu_slow(const uint8_t *frame
 		ASDU_NEXT();
 	}
 
-	ASDU_WANT(TAG_SEQDATA, SEQDATA_MISSING);
+	ASDU_WANT(SV_TAG_SEQDATA, SEQDATA_MISSING);
 	if (t.len > 0xffff) {
 		code = SV_E_OVERRUN;
 		at = t.tag_at;
@@ -315,7 +296,7 @@ static __attribute__((noinline, cold)) int decode_asdu_slow(const uint8_t *frame
 		return 0; /* the common 9-2LE case ends here */
 
 	ASDU_NEXT();
-	if (t.tag == TAG_SMPMOD) {
+	if (t.tag == SV_TAG_SMPMOD) {
 		if (t.len != 2) {
 			code = SV_E_SMPMOD_WIDTH;
 			at = t.tag_at;
@@ -325,7 +306,7 @@ static __attribute__((noinline, cold)) int decode_asdu_slow(const uint8_t *frame
 		a->present |= SV_HAS_SMPMOD;
 		ASDU_NEXT();
 	}
-	if (t.tag == TAG_GMID) {
+	if (t.tag == SV_TAG_GMID) {
 		if (t.len != SV_GMIDENTITY_LEN) {
 			code = SV_E_GMID_WIDTH;
 			at = t.tag_at;
@@ -352,6 +333,9 @@ fail:
 	return -EBADMSG;
 }
 
+/* A tag and its one-octet length, as one big-endian 16-bit word. */
+#define TL(tag, len) ((uint16_t)((tag) << 8 | (len)))
+
 /*
  * The fast path: the canonical encoding every publisher in the captures uses (short-form lengths, the fixed
  * widths as tag+length pairs compared 16 bits at a time). Anything else, valid or not, is handed to
@@ -364,7 +348,7 @@ static inline int decode_asdu_fast(const uint8_t *p, const uint8_t *end, struct 
 	uint32_t n;
 	uint8_t present = 0;
 
-	if (end - q < 2 || q[0] != TAG_SVID)
+	if (end - q < 2 || q[0] != SV_TAG_SVID)
 		return -1;
 	n = q[1];
 	if (n == 0 || n >= 0x80 || (uint32_t)(end - q - 2) < n || !visible_string(q + 2, n))
@@ -376,7 +360,7 @@ static inline int decode_asdu_fast(const uint8_t *p, const uint8_t *end, struct 
 	a->datSet_len = 0;
 	a->refrTm = NULL;
 	a->gmIdentity = NULL;
-	if (end - q >= 2 && q[0] == TAG_DATSET) {
+	if (end - q >= 2 && q[0] == SV_TAG_DATSET) {
 		n = q[1];
 		if (n >= 0x80 || (uint32_t)(end - q - 2) < n || !visible_string(q + 2, n))
 			return -1;
@@ -385,26 +369,27 @@ static inline int decode_asdu_fast(const uint8_t *p, const uint8_t *end, struct 
 		present |= SV_HAS_DATSET;
 		q += 2 + n;
 	}
-	if (end - q < 10 || sv_be16(q) != 0x8202 || sv_be16(q + 4) != 0x8304)
+	if (end - q < 10 || sv_be16(q) != TL(SV_TAG_SMPCNT, SV_SMPCNT_LEN) ||
+	    sv_be16(q + 4) != TL(SV_TAG_CONFREV, SV_CONFREV_LEN))
 		return -1;
 	a->smpCnt = sv_be16(q + 2);
 	a->confRev = sv_be32(q + 6);
 	q += 10;
-	if (end - q >= 10 && sv_be16(q) == 0x8408) {
+	if (end - q >= 10 && sv_be16(q) == TL(SV_TAG_REFRTM, SV_REFRTM_LEN)) {
 		a->refrTm = q + 2;
 		present |= SV_HAS_REFRTM;
 		q += 10;
 	}
-	if (end - q < 3 || sv_be16(q) != 0x8501)
+	if (end - q < 3 || sv_be16(q) != TL(SV_TAG_SMPSYNCH, SV_SMPSYNCH_LEN))
 		return -1;
 	a->smpSynch = q[2];
 	q += 3;
-	if (end - q >= 4 && sv_be16(q) == 0x8602) {
+	if (end - q >= 4 && sv_be16(q) == TL(SV_TAG_SMPRATE, SV_SMPRATE_LEN)) {
 		a->smpRate = sv_be16(q + 2);
 		present |= SV_HAS_SMPRATE;
 		q += 4;
 	}
-	if (end - q < 2 || q[0] != TAG_SEQDATA)
+	if (end - q < 2 || q[0] != SV_TAG_SEQDATA)
 		return -1;
 	n = q[1];
 	if (n < 0x80) {
@@ -421,12 +406,12 @@ static inline int decode_asdu_fast(const uint8_t *p, const uint8_t *end, struct 
 	a->seqData_len = (uint16_t)n;
 	q += n;
 	if (q != end) {
-		if (end - q >= 4 && sv_be16(q) == 0x8802) {
+		if (end - q >= 4 && sv_be16(q) == TL(SV_TAG_SMPMOD, SV_SMPMOD_LEN)) {
 			a->smpMod = sv_be16(q + 2);
 			present |= SV_HAS_SMPMOD;
 			q += 4;
 		}
-		if (end - q >= 10 && sv_be16(q) == 0x8908) {
+		if (end - q >= 10 && sv_be16(q) == TL(SV_TAG_GMID, SV_GMIDENTITY_LEN)) {
 			a->gmIdentity = q + 2;
 			present |= SV_HAS_GMIDENTITY;
 			q += 10;
@@ -443,18 +428,19 @@ static inline int decode_asdu_fast(const uint8_t *p, const uint8_t *end, struct 
 static void detect_prp(struct sv_view *v)
 {
 	const uint8_t *r;
+	const unsigned lan_at = offsetof(struct sv_wire_prp, lan_size);
 
-	if (v->trailer_len < 6)
+	if (v->trailer_len < SV_PRP_RCT_LEN)
 		return;
-	r = v->frame + v->frame_len - 6;
-	if (sv_be16(r + 4) != SV_PRP_SUFFIX)
+	r = v->frame + v->frame_len - SV_PRP_RCT_LEN;
+	if (sv_be16(r + offsetof(struct sv_wire_prp, suffix)) != SV_PRP_SUFFIX)
 		return;
-	if ((r[2] >> 4) != 0xA && (r[2] >> 4) != 0xB)
+	if ((r[lan_at] >> 4) != SV_PRP_LAN_A && (r[lan_at] >> 4) != SV_PRP_LAN_B)
 		return;
 	v->redundancy = SV_RED_PRP;
-	v->red_seq = sv_be16(r);
-	v->red_lan = r[2] >> 4;
-	v->red_lsdu_size = sv_be16(r + 2) & 0x0fff;
+	v->red_seq = sv_be16(r + offsetof(struct sv_wire_prp, seq));
+	v->red_lan = r[lan_at] >> 4;
+	v->red_lsdu_size = sv_be16(r + lan_at) & 0x0fff;
 }
 
 /* The general path over the whole frame: every encoding BER allows, and the named errors. */
@@ -466,11 +452,11 @@ static __attribute__((noinline, cold)) int decode_slow(const uint8_t *frame, siz
 	struct tlv t;
 	const uint8_t *at;
 	uint32_t off, noasdu;
-	uint16_t et;
+	struct sv_parse l2 = { 0 };
 	unsigned n;
 	int e;
 
-	if (len < 14)
+	if (len < SV_ETH_HLEN)
 		FAIL(ETH_TRUNCATED, frame + len);
 	v->frame = frame;
 	v->frame_len = (uint32_t)len;
@@ -484,44 +470,36 @@ static __attribute__((noinline, cold)) int decode_slow(const uint8_t *frame, siz
 	v->red_lan = 0;
 	v->red_seq = 0;
 	v->red_lsdu_size = 0;
-	off = 12;
-	et = sv_be16(frame + 12);
-	/* 802.1ad outer tag, then 802.1Q; the 802.1Q one carries the SV priority. */
-	if (et == 0x88A8) {
-		if (len < off + 6)
-			FAIL(VLAN_TRUNCATED, end);
-		off += 4;
-		et = sv_be16(frame + off);
-	}
-	if (et == SV_ETHERTYPE_VLAN) {
-		uint16_t tci;
-
-		if (len < off + 6)
-			FAIL(VLAN_TRUNCATED, end);
-		tci = sv_be16(frame + off + 2);
-		v->vlan = true;
-		v->vlan_pcp = (uint8_t)(tci >> 13);
-		v->vlan_dei = (uint8_t)((tci >> 12) & 1);
-		v->vlan_id = tci & 0x0fff;
-		off += 4;
-		et = sv_be16(frame + off);
-	}
-	if (et == SV_ETHERTYPE_HSR) {
-		/* HSR tag (IEC 62439-3 §5.5): PathId(4) LSDU_size(12) SeqNr(16) EtherType. */
-		if (len < off + 8)
+	/* VLAN tags, HSR tag, EtherType, SV header: the walk the BPF programs run (bpf/sv_parse.h). */
+	sv_parse_l2(frame + SV_ETH_ADDRS_LEN,
+		    len - SV_ETH_ADDRS_LEN > SV_PARSE_L2_WINDOW ? SV_PARSE_L2_WINDOW : (uint32_t)(len - SV_ETH_ADDRS_LEN),
+		    &l2);
+	switch (l2.verdict) {
+	case SV_PARSE_L2_SHORT:
+		if (l2.short_in == SV_PARSE_SHORT_HSR)
 			FAIL(HSR_TRUNCATED, end);
-		v->redundancy = SV_RED_HSR;
-		v->red_lan = frame[off + 2] >> 4;
-		v->red_lsdu_size = sv_be16(frame + off + 2) & 0x0fff;
-		v->red_seq = sv_be16(frame + off + 4);
-		off += 6;
-		et = sv_be16(frame + off);
+		if (l2.short_in == SV_PARSE_SHORT_TAG)
+			FAIL(VLAN_TRUNCATED, end);
+		FAIL(ETH_TRUNCATED, end);
+	case SV_PARSE_NOT_SV:
+		FAIL(NOT_SV, frame + SV_ETH_ADDRS_LEN + l2.et_pos);
+	case SV_PARSE_HDR_SHORT:
+		FAIL(HEADER_TRUNCATED, frame + SV_ETH_ADDRS_LEN + l2.sv_pos);
 	}
-	if (et != SV_ETHERTYPE)
-		FAIL(NOT_SV, frame + off);
-	off += 2;
-	if (len - off < SV_HEADER_LEN)
-		FAIL(HEADER_TRUNCATED, frame + off);
+	/* The view's tag is the 802.1Q one, which carries the SV priority: the inner one of two. */
+	if (l2.tpid == SV_ETH_P_8021Q) {
+		v->vlan = true;
+		v->vlan_pcp = (uint8_t)(l2.tci >> 13);
+		v->vlan_dei = (uint8_t)((l2.tci >> 12) & 1);
+		v->vlan_id = l2.tci & SV_VLAN_VID_MASK;
+	}
+	if (l2.hsr) {
+		v->redundancy = SV_RED_HSR;
+		v->red_lan = (uint8_t)(l2.hsr_path_size >> 12);
+		v->red_lsdu_size = l2.hsr_path_size & 0x0fff;
+		v->red_seq = l2.hsr_seq;
+	}
+	off = SV_ETH_ADDRS_LEN + l2.sv_pos;
 	p = frame + off;
 	v->sv_offset = off;
 	v->appid = sv_be16(p);
@@ -530,7 +508,7 @@ static __attribute__((noinline, cold)) int decode_slow(const uint8_t *frame, siz
 	v->reserved2 = sv_be16(p + 6);
 	v->simulated = (v->reserved1 & SV_RESERVED1_SIMULATED) != 0;
 	/* 9-2 §5.3.3.3: Length counts from APPID to the end of the APDU; 2 octets is the smallest savPdu. */
-	if (v->length < SV_HEADER_LEN + 2)
+	if (v->length < SV_MIN_LENGTH)
 		FAIL(LENGTH_TOO_SMALL, p + 2);
 	if (v->length > len - off)
 		FAIL(LENGTH_EXCEEDS_FRAME, p + 2);
@@ -540,7 +518,7 @@ static __attribute__((noinline, cold)) int decode_slow(const uint8_t *frame, siz
 
 	c.p = p + SV_HEADER_LEN;
 	c.end = end; /* the savPdu's own length is checked against Length below */
-	if (c.p[0] != TAG_SAVPDU)
+	if (c.p[0] != SV_TAG_SAVPDU)
 		FAIL(APDU_TAG, c.p);
 	e = tlv_next(&c, &t, &at);
 	if (e == SV_E_BER_LENGTH)
@@ -555,7 +533,7 @@ static __attribute__((noinline, cold)) int decode_slow(const uint8_t *frame, siz
 		FAIL(NOASDU_MISSING, c.p);
 	if ((e = tlv_next(&c, &t, &at)))
 		goto fail_code;
-	if (t.tag != TAG_NOASDU)
+	if (t.tag != SV_TAG_NOASDU)
 		FAIL(NOASDU_MISSING, t.tag_at);
 	if (t.len < 1 || t.len > 3)
 		FAIL(NOASDU_WIDTH, t.tag_at);
@@ -573,7 +551,7 @@ static __attribute__((noinline, cold)) int decode_slow(const uint8_t *frame, siz
 	v->security = NULL;
 	v->security_len = 0;
 	v->security_tag = 0;
-	if (t.tag == TAG_SECURITY || t.tag == TAG_SECURITY_C) {
+	if (t.tag == SV_TAG_SECURITY || t.tag == SV_TAG_SECURITY_C) {
 		/* IEC 62351-6: ANY, so primitive or constructed; carried opaque. */
 		v->security = t.val;
 		v->security_len = (uint16_t)t.len;
@@ -583,8 +561,8 @@ static __attribute__((noinline, cold)) int decode_slow(const uint8_t *frame, siz
 		if ((e = tlv_next(&c, &t, &at)))
 			goto fail_code;
 	}
-	if (t.tag != TAG_SEQASDU) {
-		if (t.tag == TAG_NOASDU || t.tag == TAG_SECURITY || t.tag == TAG_SECURITY_C)
+	if (t.tag != SV_TAG_SEQASDU) {
+		if (t.tag == SV_TAG_NOASDU || t.tag == SV_TAG_SECURITY || t.tag == SV_TAG_SECURITY_C)
 			FAIL(APDU_UNKNOWN_FIELD, t.tag_at);
 		FAIL(SEQASDU_MISSING, t.tag_at);
 	}
@@ -596,7 +574,7 @@ static __attribute__((noinline, cold)) int decode_slow(const uint8_t *frame, siz
 	c.p = t.val;
 	c.end = seq_end;
 	for (n = 0; c.p < seq_end; n++) {
-		if (*c.p != TAG_ASDU)
+		if (*c.p != SV_TAG_ASDU)
 			FAIL(ASDU_TAG, c.p);
 		if (n == noasdu)
 			FAIL(ASDU_COUNT, c.p);
@@ -652,27 +630,27 @@ static inline const uint8_t *len_fast(const uint8_t *p, const uint8_t *end, uint
 static inline int decode_fast(const uint8_t *frame, size_t len, struct sv_view *v)
 {
 	const uint8_t *p, *apdu_end, *seq_end;
-	uint32_t off = 14, n, noasdu, k;
+	uint32_t off = SV_ETH_HLEN, n, noasdu, k;
 	uint16_t et;
 
-	if (len < 14 + SV_HEADER_LEN + 2)
+	if (len < SV_ETH_HLEN + SV_MIN_LENGTH)
 		return -1;
-	et = sv_be16(frame + 12);
+	et = sv_be16(frame + SV_ETH_ADDRS_LEN);
 	v->vlan = false;
 	v->vlan_pcp = 0;
 	v->vlan_dei = 0;
 	v->vlan_id = 0;
-	if (et == SV_ETHERTYPE_VLAN) {
-		uint16_t tci = sv_be16(frame + 14);
+	if (et == SV_ETH_P_8021Q) {
+		uint16_t tci = sv_be16(frame + SV_ETH_HLEN);
 
 		v->vlan = true;
 		v->vlan_pcp = (uint8_t)(tci >> 13);
 		v->vlan_dei = (uint8_t)((tci >> 12) & 1);
-		v->vlan_id = tci & 0x0fff;
-		et = sv_be16(frame + 16);
-		off = 18;
+		v->vlan_id = tci & SV_VLAN_VID_MASK;
+		et = sv_be16(frame + SV_ETH_HLEN + 2);
+		off = SV_ETH_HLEN + SV_VLAN_TAG_LEN;
 	}
-	if (et != SV_ETHERTYPE || len < off + SV_HEADER_LEN + 2)
+	if (et != SV_ETH_P_SV || len < off + SV_MIN_LENGTH)
 		return -1;
 	p = frame + off;
 	v->frame = frame;
@@ -685,16 +663,16 @@ static inline int decode_fast(const uint8_t *frame, size_t len, struct sv_view *
 	v->reserved1 = sv_be16(p + 4);
 	v->reserved2 = sv_be16(p + 6);
 	v->simulated = (v->reserved1 & SV_RESERVED1_SIMULATED) != 0;
-	if (v->length < SV_HEADER_LEN + 2 || v->length > len - off)
+	if (v->length < SV_MIN_LENGTH || v->length > len - off)
 		return -1;
 	v->pdu_end = off + v->length;
 	v->trailer_len = (uint32_t)len - v->pdu_end;
 	apdu_end = p + v->length;
 	p += SV_HEADER_LEN;
-	if (p[0] != TAG_SAVPDU || !(p = len_fast(p + 1, apdu_end, &n)) || p + n != apdu_end)
+	if (p[0] != SV_TAG_SAVPDU || !(p = len_fast(p + 1, apdu_end, &n)) || p + n != apdu_end)
 		return -1;
 	/* noASDU 80 01 nn, 1 <= nn <= 127; no security field */
-	if (apdu_end - p < 5 || p[0] != TAG_NOASDU || p[1] != 1 || p[2] == 0 || p[2] >= 0x80 || p[3] != TAG_SEQASDU)
+	if (apdu_end - p < 5 || p[0] != SV_TAG_NOASDU || p[1] != 1 || p[2] == 0 || p[2] >= 0x80 || p[3] != SV_TAG_SEQASDU)
 		return -1;
 	noasdu = p[2];
 	if (!(p = len_fast(p + 4, apdu_end, &n)) || p + n != apdu_end)
@@ -703,7 +681,7 @@ static inline int decode_fast(const uint8_t *frame, size_t len, struct sv_view *
 	for (k = 0; p < seq_end; k++) {
 		const uint8_t *a;
 
-		if (k == noasdu || p[0] != TAG_ASDU || !(a = len_fast(p + 1, seq_end, &n)) || (uint32_t)(seq_end - a) < n)
+		if (k == noasdu || p[0] != SV_TAG_ASDU || !(a = len_fast(p + 1, seq_end, &n)) || (uint32_t)(seq_end - a) < n)
 			return -1;
 		v->asdu[k].offset = (uint16_t)(p - frame);
 		if (decode_asdu_fast(a, a + n, &v->asdu[k]))
@@ -857,7 +835,7 @@ static int encode(const struct sv_view *v, uint8_t *buf, size_t cap, struct sv_t
 
 	if (!v->dst || !v->src || v->noASDU < 1 || v->noASDU > SV_MAX_ASDU)
 		return -EINVAL;
-	if (v->security_tag && v->security_tag != TAG_SECURITY && v->security_tag != TAG_SECURITY_C)
+	if (v->security_tag && v->security_tag != SV_TAG_SECURITY && v->security_tag != SV_TAG_SECURITY_C)
 		return -EINVAL;
 	for (i = 0; i < v->noASDU; i++) {
 		if ((err = check_asdu(&v->asdu[i])))
@@ -872,8 +850,8 @@ static int encode(const struct sv_view *v, uint8_t *buf, size_t cap, struct sv_t
 	length = SV_HEADER_LEN + apdu_len;
 	if (length > 0xffff)
 		return -EINVAL;
-	hdr = 14 + (v->vlan ? 4 : 0) + (v->redundancy == SV_RED_HSR ? 6 : 0);
-	total = hdr + length + (v->redundancy == SV_RED_PRP ? 6 : 0);
+	hdr = SV_ETH_HLEN + (v->vlan ? SV_VLAN_TAG_LEN : 0) + (v->redundancy == SV_RED_HSR ? SV_HSR_TAG_LEN : 0);
+	total = hdr + length + (v->redundancy == SV_RED_PRP ? SV_PRP_RCT_LEN : 0);
 	if (total < 60)
 		total = 60;
 	if (total > cap)
@@ -883,18 +861,18 @@ static int encode(const struct sv_view *v, uint8_t *buf, size_t cap, struct sv_t
 	memcpy(p + 6, v->src, 6);
 	p += 12;
 	if (v->vlan) {
-		sv_put_be16(p, SV_ETHERTYPE_VLAN);
-		sv_put_be16(p + 2, (uint16_t)((v->vlan_pcp & 7) << 13 | (v->vlan_dei & 1) << 12 | (v->vlan_id & 0xfff)));
-		p += 4;
+		sv_put_be16(p, SV_ETH_P_8021Q);
+		sv_put_be16(p + 2, (uint16_t)((v->vlan_pcp & 7) << 13 | (v->vlan_dei & 1) << 12 | (v->vlan_id & SV_VLAN_VID_MASK)));
+		p += SV_VLAN_TAG_LEN;
 	}
 	if (v->redundancy == SV_RED_HSR) {
 		/* LSDU size: octets after the HSR EtherType, through the end of the SV PDU */
-		sv_put_be16(p, SV_ETHERTYPE_HSR);
+		sv_put_be16(p, SV_ETH_P_HSR);
 		sv_put_be16(p + 2, (uint16_t)((v->red_lan & 0xf) << 12 | ((length + 6) & 0xfff)));
 		sv_put_be16(p + 4, v->red_seq);
-		p += 6;
+		p += SV_HSR_TAG_LEN;
 	}
-	sv_put_be16(p, SV_ETHERTYPE);
+	sv_put_be16(p, SV_ETH_P_SV);
 	p += 2;
 	sv_put_be16(p, v->appid);
 	sv_put_be16(p + 2, (uint16_t)length);
@@ -903,9 +881,9 @@ static int encode(const struct sv_view *v, uint8_t *buf, size_t cap, struct sv_t
 	sv_put_be16(p + 6, v->reserved2);
 	p += SV_HEADER_LEN;
 
-	*p++ = TAG_SAVPDU;
+	*p++ = SV_TAG_SAVPDU;
 	p = put_len(p, pdu_content);
-	*p++ = TAG_NOASDU;
+	*p++ = SV_TAG_NOASDU;
 	if (v->noASDU < 0x80) {
 		*p++ = 1;
 		*p++ = (uint8_t)v->noASDU;
@@ -921,44 +899,44 @@ static int encode(const struct sv_view *v, uint8_t *buf, size_t cap, struct sv_t
 	}
 	if (v->security_tag)
 		p = put_tlv(p, v->security_tag, v->security, v->security_len);
-	*p++ = TAG_SEQASDU;
+	*p++ = SV_TAG_SEQASDU;
 	p = put_len(p, seq_len);
 	for (i = 0; i < v->noASDU; i++) {
 		const struct sv_asdu *a = &v->asdu[i];
 		uint8_t w[4];
 
-		*p++ = TAG_ASDU;
+		*p++ = SV_TAG_ASDU;
 		p = put_len(p, asdu_sz[i]);
-		p = put_tlv(p, TAG_SVID, a->svID, a->svID_len);
+		p = put_tlv(p, SV_TAG_SVID, a->svID, a->svID_len);
 		if (a->present & SV_HAS_DATSET)
-			p = put_tlv(p, TAG_DATSET, a->datSet, a->datSet_len);
+			p = put_tlv(p, SV_TAG_DATSET, a->datSet, a->datSet_len);
 		sv_put_be16(w, a->smpCnt);
 		if (t)
 			t->smpcnt_off[i] = (uint16_t)(p + 2 - buf);
-		p = put_tlv(p, TAG_SMPCNT, w, 2);
+		p = put_tlv(p, SV_TAG_SMPCNT, w, 2);
 		sv_put_be32(w, a->confRev);
-		p = put_tlv(p, TAG_CONFREV, w, 4);
+		p = put_tlv(p, SV_TAG_CONFREV, w, 4);
 		if (t)
 			t->refrtm_off[i] = 0;
 		if (a->present & SV_HAS_REFRTM) {
 			if (t)
 				t->refrtm_off[i] = (uint16_t)(p + 2 - buf);
-			p = put_tlv(p, TAG_REFRTM, a->refrTm, SV_REFRTM_LEN);
+			p = put_tlv(p, SV_TAG_REFRTM, a->refrTm, SV_REFRTM_LEN);
 		}
-		p = put_tlv(p, TAG_SMPSYNCH, &a->smpSynch, 1);
+		p = put_tlv(p, SV_TAG_SMPSYNCH, &a->smpSynch, 1);
 		if (a->present & SV_HAS_SMPRATE) {
 			sv_put_be16(w, a->smpRate);
-			p = put_tlv(p, TAG_SMPRATE, w, 2);
+			p = put_tlv(p, SV_TAG_SMPRATE, w, 2);
 		}
 		if (t)
 			t->seqdata_off[i] = (uint16_t)(p + 1 + ber_len_size(a->seqData_len) - buf);
-		p = put_tlv(p, TAG_SEQDATA, a->seqData, a->seqData_len);
+		p = put_tlv(p, SV_TAG_SEQDATA, a->seqData, a->seqData_len);
 		if (a->present & SV_HAS_SMPMOD) {
 			sv_put_be16(w, a->smpMod);
-			p = put_tlv(p, TAG_SMPMOD, w, 2);
+			p = put_tlv(p, SV_TAG_SMPMOD, w, 2);
 		}
 		if (a->present & SV_HAS_GMIDENTITY)
-			p = put_tlv(p, TAG_GMID, a->gmIdentity, SV_GMIDENTITY_LEN);
+			p = put_tlv(p, SV_TAG_GMID, a->gmIdentity, SV_GMIDENTITY_LEN);
 	}
 	if (t)
 		t->prp_off = 0;
@@ -971,7 +949,7 @@ static int encode(const struct sv_view *v, uint8_t *buf, size_t cap, struct sv_t
 			p = buf + 60 - 6;
 		}
 		/* LSDU_size: from after the EtherType/TPID at offset 12 (less a VLAN tag) through the RCT */
-		lsdu = (uint32_t)(p - buf) + 6 - 14 - (v->vlan ? 4 : 0);
+		lsdu = (uint32_t)(p - buf) + SV_PRP_RCT_LEN - SV_ETH_HLEN - (v->vlan ? SV_VLAN_TAG_LEN : 0);
 
 		if (t)
 			t->prp_off = (uint16_t)(p - buf);
@@ -1116,7 +1094,8 @@ void sv_decoder_counts(const struct sv_decoder *d, uint64_t *hits, uint64_t *ful
  * @len >= 24. */
 static inline uint32_t shape_tag(const uint8_t *frame)
 {
-	unsigned appid_at = (frame[12] == 0x81 && frame[13] == 0x00) ? 18 : 14;
+	bool tagged = frame[SV_ETH_ADDRS_LEN] == SV_ETH_P_8021Q >> 8 && frame[SV_ETH_ADDRS_LEN + 1] == (SV_ETH_P_8021Q & 0xff);
+	unsigned appid_at = tagged ? SV_ETH_HLEN + SV_VLAN_TAG_LEN : SV_ETH_HLEN;
 
 	return ((uint32_t)sv_be16(frame + 4) << 16) | sv_be16(frame + appid_at);
 }
@@ -1153,7 +1132,7 @@ static void shape_learn(struct shape *sh, const uint8_t *frame, size_t len, cons
 		/* smpCnt's value: 2 octets after its tag, which follows svID or datSet */
 		const uint8_t *cnt = (a->present & SV_HAS_DATSET) ? a->datSet + a->datSet_len + 2 : a->svID + a->svID_len + 2;
 
-		if (cnt[-2] != TAG_SMPCNT || cnt[-1] != 2)
+		if (cnt[-2] != SV_TAG_SMPCNT || cnt[-1] != 2)
 			return; /* a non-canonical encoding: always decode fully */
 		sh->smpcnt_off[i] = (uint16_t)(cnt - frame);
 		memset(var + (cnt - frame), 1, 2);

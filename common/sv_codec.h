@@ -7,12 +7,9 @@
  * with the byte offset, counted from the first byte of the frame, where the fault was found.
  * The names are the contract with users and tests; docs/errors.md lists them.
  *
- * Wire structure (IEC 61850-9-2 Ed 2.1 §8.5, ASN.1 in Wireshark's sv.asn):
- *   dst(6) src(6) [0x8100 TCI] 0x88BA | APPID Length Reserved1 Reserved2 | savPdu 0x60 {
- *     noASDU 0x80, [security 0x81|0xA1], seqASDU 0xA2 { ASDU 0x30 { svID 0x80, [datSet 0x81],
- *     smpCnt 0x82(2), confRev 0x83(4), [refrTm 0x84(8)], smpSynch 0x85(1), [smpRate 0x86(2)],
- *     seqData 0x87(n), [smpMod 0x88(2)], [gmIdentity 0x89(8)] } ... } }
- *   [Ethernet padding | PRP redundancy control trailer (IEC 62439-3 §4.1.10)]
+ * The wire format (EtherTypes, tags, widths, limits) is bpf/sv_wire.h, shared with the BPF programs; what may
+ * stand in front of the SV EtherType is walked by bpf/sv_parse.h's sv_parse_l2, the code svsub's XDP program and
+ * svtrace run.
  */
 #ifndef SV_CODEC_H
 #define SV_CODEC_H
@@ -21,18 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SV_ETHERTYPE 0x88BA
-#define SV_ETHERTYPE_VLAN 0x8100
-#define SV_ETHERTYPE_HSR 0x892F
-#define SV_PRP_SUFFIX 0x88FB
-#define SV_HEADER_LEN 8			/* APPID, Length, Reserved1, Reserved2 */
-#define SV_RESERVED1_SIMULATED 0x8000	/* Reserved1 bit 15, "S" (IEC 61850-9-2 Ed 2 §5.3.3.4) */
-#define SV_REFRTM_LEN 8
-#define SV_GMIDENTITY_LEN 8
+#include "sv_wire.h"
+
 /* Implementation limit of one view: a 9000-byte jumbo frame holds at most ~450 minimal ASDUs. */
 #define SV_MAX_ASDU 512
-/* svID and datSet are VisibleString; 9-2 limits svID to 129 octets (MSVCB name length). */
-#define SV_MAX_ID_LEN 129
 
 /* X-macro: one row per decode error, (ENUM, "name", "what it means"). Keep docs/errors.md in step. */
 #define SV_CODEC_ERRORS(X)                                                                            \
@@ -147,7 +136,7 @@ struct sv_view {
 	uint32_t frame_len;
 	const uint8_t *dst; /* 6 octets */
 	const uint8_t *src; /* 6 octets */
-	bool vlan;	    /* an 802.1Q tag was in the frame bytes (the inner one when 802.1ad + 802.1Q) */
+	bool vlan;	    /* an 802.1Q tag was in the frame bytes (the inner one of two tags) */
 	uint8_t vlan_pcp;
 	uint8_t vlan_dei;
 	uint16_t vlan_id;

@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "sv_log.h"
+#include "sv_wire.h"
 #include "svrx_private.h"
 
-#define SV_ETH_P_SV 0x88BA
 #define AFP_FRAME_SIZE 2048u
 #define AFP_BLOCK_SIZE (1u << 16)
 #define AFP_RING_DEFAULT (4u << 20)
@@ -64,11 +64,11 @@ static int afp_build_filter(const struct svrx_config *cfg, struct sock_filter *f
 #define J(code, k, jt, jf) (struct sock_filter){ (code), (jt), (jf), (k) }
 	f[n++] = J(BPF_LD | BPF_H | BPF_ABS, 12, 0, 0);				/* 0 */
 	f[n++] = J(BPF_JMP | BPF_JEQ | BPF_K, SV_ETH_P_SV, l14 - 2, 0);		/* 1 */
-	f[n++] = J(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_8021Q, 1, 0);		/* 2 */
-	f[n++] = J(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_8021AD, 0, drop - 4);	/* 3 */
+	f[n++] = J(BPF_JMP | BPF_JEQ | BPF_K, SV_ETH_P_8021Q, 1, 0);		/* 2 */
+	f[n++] = J(BPF_JMP | BPF_JEQ | BPF_K, SV_ETH_P_8021AD, 0, drop - 4);	/* 3 */
 	f[n++] = J(BPF_LD | BPF_H | BPF_ABS, 16, 0, 0);				/* 4 */
 	f[n++] = J(BPF_JMP | BPF_JEQ | BPF_K, SV_ETH_P_SV, l18 - 6, 0);		/* 5 */
-	f[n++] = J(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_8021Q, 0, drop - 7);	/* 6 */
+	f[n++] = J(BPF_JMP | BPF_JEQ | BPF_K, SV_ETH_P_8021Q, 0, drop - 7);	/* 6 */
 	f[n++] = J(BPF_LD | BPF_H | BPF_ABS, 20, 0, 0);				/* 7 */
 	f[n++] = J(BPF_JMP | BPF_JEQ | BPF_K, SV_ETH_P_SV, l22 - 9, drop - 9);	/* 8 */
 	f[n++] = J(BPF_LDX | BPF_W | BPF_IMM, 14, 0, 0);			/* 9: l14 */

@@ -4,6 +4,7 @@
 #include "svsub_rec.h"
 #include "sv_clock.h"
 #include "sv_mem.h"
+#include "sv_parse.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -228,18 +229,14 @@ static void jsonl_asdus(struct svsub_proc *p, const struct svsub_frame *f, const
 /* APPID of a frame that failed to decode, when its SV header is within the bytes; else -1. */
 static int peek_appid(const uint8_t *b, uint32_t len)
 {
-	uint32_t off = 12;
+	struct sv_parse l2 = { 0 };
 
-	if (len < 14)
+	if (len <= SV_ETH_ADDRS_LEN)
 		return -1;
-	if (sv_be16(b + off) == SV_ETHERTYPE_VLAN) {
-		off += 4;
-		if (len < off + 2)
-			return -1;
-	}
-	if (sv_be16(b + off) != SV_ETHERTYPE || len < off + 4)
-		return -1;
-	return sv_be16(b + off + 2);
+	if (sv_parse_l2(b + SV_ETH_ADDRS_LEN, len - SV_ETH_ADDRS_LEN, &l2) >= SV_PARSE_HDR_SHORT &&
+	    len - SV_ETH_ADDRS_LEN >= l2.sv_pos + 2)
+		return sv_be16(b + SV_ETH_ADDRS_LEN + l2.sv_pos);
+	return -1;
 }
 
 int svsub_proc_frame(struct svsub_proc *p, const struct svsub_frame *f)

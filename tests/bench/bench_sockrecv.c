@@ -27,7 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ETH_P_SV 0x88BA
+#include "sv_wire.h"
+
 #define BATCH 64
 #define FRAME_MAX 2048
 
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
 	static unsigned char buf[BATCH][FRAME_MAX];
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_SV) };
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(SV_ETH_P_SV) };
 	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
 	int fd, rcvbuf = 8 << 20;
 	unsigned long long n = 0;
@@ -79,7 +80,7 @@ int main(int argc, char **argv)
 		}
 	}
 	end += mono_s();
-	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_SV));
+	fd = socket(AF_PACKET, SOCK_RAW, htons(SV_ETH_P_SV));
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {

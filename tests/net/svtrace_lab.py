@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Helpers for svtrace's network tests (no third-party modules).
 
-  send IF STREAMS RATE SECONDS [--vlan VID] [--svid-len N] [--appid A]
+  send IF STREAMS RATE SECONDS [--vlan VID] [--tags TPID:VID,...] [--svid-len N] [--appid A]
                                                              AF_PACKET sender of 9-2LE frames, paced per ms;
                                                              stream k: APPID 0x4000 + k (or A for all),
-                                                             destination MAC 01:0C:CD:04:00:k; prints the
+                                                             destination MAC 01:0C:CD:04:00:k, behind 802.1Q
+                                                             VID (PCP 4) or the tags listed, outer first
+                                                             (--tags 0x88a8:100,0x8100:7: QinQ); prints the
                                                              number of frames sent per stream
   recv IF SECONDS                                            AF_PACKET receiver of 0x88BA; prints the count
                                                              ("listening" on stderr once bound)
   recdump FILE                                               an svkit record file (docs/record-format.md) as
                                                              one JSON object: NAME records, SUMMARY records,
                                                              EVENT counts per (point, guest, flags, reason),
-                                                             DROP counts per (point, guest, reason name), END
+                                                             DROP counts per (point, guest, reason name), END,
+                                                             STREAM definitions (the last one per stream)
 Only a development stand-in for svpub/svsub: the final tests use them when they are built.
 """
 import socket, struct, sys, time
@@ -32,24 +35,25 @@ def tlv(tag, body):
     return bytes([tag]) + ber_len(len(body)) + body
 
 
-def frame(appid, svid, smpcnt, vlan=None, mac_lo=None):
+def frame(appid, svid, smpcnt, tags=(), mac_lo=None):
     asdu = (tlv(0x80, svid) + tlv(0x82, struct.pack(">H", smpcnt)) + tlv(0x83, struct.pack(">I", 1)) +
             tlv(0x85, b"\x02") + tlv(0x87, bytes(64)))
     pdu = tlv(0x60, tlv(0x80, b"\x01") + tlv(0xA2, tlv(0x30, asdu)))
     sv = struct.pack(">HHHH", appid, 8 + len(pdu), 0, 0) + pdu
     dst = bytes([0x01, 0x0C, 0xCD, 0x04, 0x00, (appid if mac_lo is None else mac_lo) & 0xFF])
     src = bytes([0x02, 0, 0, 0, 0, 1])
-    if vlan is not None:
-        return dst + src + struct.pack(">HH", 0x8100, (4 << 13) | vlan) + struct.pack(">H", ETH_P_SV) + sv
-    return dst + src + struct.pack(">H", ETH_P_SV) + sv
+    return dst + src + b"".join(struct.pack(">HH", tpid, (4 << 13) | vid) for tpid, vid in tags) + \
+        struct.pack(">H", ETH_P_SV) + sv
 
 
 def send(args):
     ifname, streams, rate, seconds = args[0], int(args[1]), int(args[2]), float(args[3])
-    vlan = None
+    tags = ()
     svid_len = 0
     if "--vlan" in args:
-        vlan = int(args[args.index("--vlan") + 1])
+        tags = ((0x8100, int(args[args.index("--vlan") + 1])),)
+    if "--tags" in args:
+        tags = tuple((int(t.split(":")[0], 0), int(t.split(":")[1])) for t in args[args.index("--tags") + 1].split(","))
     if "--svid-len" in args:
         svid_len = int(args[args.index("--svid-len") + 1])
     appid = None
@@ -72,7 +76,7 @@ def send(args):
         while sent < due:
             cnt = sent % rate
             for k in range(streams):
-                s.send(frame(0x4000 + k if appid is None else appid, svids[k], cnt, vlan, k))
+                s.send(frame(0x4000 + k if appid is None else appid, svids[k], cnt, tags, k))
             sent += 1
         time.sleep(0.0005)
     print(sent)
@@ -103,7 +107,7 @@ def recdump(args):
     if data[:8] != b"SVREC\r\n\x1a":
         raise SystemExit("recdump: %s: not an svkit record file" % args[0])
     out = {"names": [], "summaries": [], "events": collections.Counter(), "drops": collections.Counter(),
-           "end": None, "kinds": collections.Counter()}
+           "end": None, "kinds": collections.Counter(), "streams": {}}
     pos = 256
     while pos + 16 <= len(data):
         magic, blen, nrec, _crc = struct.unpack_from("<IIII", data, pos)
@@ -113,7 +117,13 @@ def recdump(args):
         while r < end:
             kind, point, size = struct.unpack_from("<BBH", data, r)
             out["kinds"][kind] += 1
-            if kind == 2:
+            if kind == 1:
+                stream, appid = struct.unpack_from("<IH", data, r + 4)
+                vlan, = struct.unpack_from("<H", data, r + 20)
+                svid_len = data[r + 23]
+                out["streams"][stream] = {"stream": stream, "appid": appid, "vlan": None if vlan == 0xFFFF else vlan,
+                                          "svid": data[r + 32:r + 32 + svid_len].decode(errors="replace")}
+            elif kind == 2:
                 nk, ident, netns = struct.unpack_from("<B3xII", data, r + 4)
                 name = data[r + 16:r + 80].split(b"\0")[0].decode()
                 out["names"].append({"kind": nk, "id": ident, "netns": netns, "name": name})
@@ -143,6 +153,7 @@ def recdump(args):
     out["kinds"] = dict(out["kinds"])
     out["events"] = dict(out["events"])
     out["drops"] = dict(out["drops"])
+    out["streams"] = list(out["streams"].values())
     json.dump(out, sys.stdout)
     print()
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * bpf/sv_xdp.bpf.c through BPF_PROG_TEST_RUN: verdicts, per-reason counters and the metadata it writes,
- * for untagged, 802.1Q, 802.1ad+802.1Q, non-SV, truncated frames, with and without an APPID allow-list,
- * with and without a socket in the XSKMAP. Needs root (CAP_BPF + CAP_NET_ADMIN + CAP_NET_RAW): exits 77
- * without. The XSKMAP entry is a real AF_XDP socket bound to "lo" queue 0 (copy mode; no program is
+ * for untagged, 802.1Q, 802.1ad+802.1Q, two 802.1Q, non-SV, truncated frames, with and without an APPID
+ * allow-list, with and without a socket in the XSKMAP. Needs root (CAP_BPF + CAP_NET_ADMIN + CAP_NET_RAW):
+ * exits 77 without. The XSKMAP entry is a real AF_XDP socket bound to "lo" queue 0 (copy mode; no program is
  * attached to lo, so no traffic is affected).
  */
 #include <errno.h>
@@ -20,29 +20,11 @@
 #include <xdp/libxdp.h>
 #include <xdp/xsk.h>
 
-#include "sv_xdp.h"
-#include "sv_xdp.skel.h"
+#include "check.h"
+#include "sv_wire.h"
+#include "sv_xdp_test.h"
 
 _Static_assert(sizeof(struct sv_xdp_meta) == 24, "struct sv_xdp_meta drifted from bpf/sv_xdp.h");
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                                 \
-	do {                                                                                             \
-		if (!(cond)) {                                                                           \
-			failures++;                                                                      \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
-			fprintf(stderr, __VA_ARGS__);                                                    \
-			fputc('\n', stderr);                                                             \
-		}                                                                                        \
-	} while (0)
-
-static int quiet(enum libbpf_print_level l, const char *f, va_list ap)
-{
-	if (l == LIBBPF_WARN && getenv("SVKIT_VERBOSE"))
-		return vfprintf(stderr, f, ap);
-	return 0;
-}
 
 /* Frame builder: dst, src, [tags], ethertype, payload. */
 static size_t build(uint8_t *b, const uint16_t *tags, unsigned ntags, uint16_t etype, size_t payload,
@@ -71,20 +53,6 @@ static size_t build(uint8_t *b, const uint16_t *tags, unsigned ntags, uint16_t e
 	return o + payload;
 }
 
-static void counters(struct sv_xdp_bpf *s, uint64_t out[SV_XDP_CNT__MAX])
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *v = calloc((size_t)ncpu, sizeof(*v));
-
-	for (__u32 k = 0; k < SV_XDP_CNT__MAX; k++) {
-		out[k] = 0;
-		if (v && !bpf_map_lookup_elem(bpf_map__fd(s->maps.sv_xdp_counters), &k, v))
-			for (int c = 0; c < ncpu; c++)
-				out[k] += v[c];
-	}
-	free(v);
-}
-
 struct tcase {
 	const char *name;
 	uint16_t tags[2];
@@ -106,12 +74,12 @@ static void run_case(struct sv_xdp_bpf *s, const struct tcase *t)
 		    .data_size_out = sizeof(out), .repeat = 1);
 	int err;
 
-	counters(s, before);
+	sv_xdp_test_counters(s, before);
 	err = bpf_prog_test_run_opts(bpf_program__fd(s->progs.sv_xdp_redirect), &o);
 	CHECK(!err, "%s: test run: %s", t->name, strerror(-err));
 	if (err)
 		return;
-	counters(s, after);
+	sv_xdp_test_counters(s, after);
 	CHECK((int)o.retval == t->verdict, "%s: verdict %u, want %d", t->name, o.retval, t->verdict);
 	for (int k = 0; k < SV_XDP_CNT__MAX; k++) {
 		uint64_t want = before[k] + (k == t->counter ? 1 : 0);
@@ -141,49 +109,39 @@ static void run_case(struct sv_xdp_bpf *s, const struct tcase *t)
 	printf("%s %s\n", failures ? "..." : "ok", t->name);
 }
 
-static struct sv_xdp_bpf *load(int allowlist)
-{
-	struct sv_xdp_bpf *s = sv_xdp_bpf__open();
-
-	if (!s)
-		return NULL;
-	s->rodata->cfg_allowlist = (__u32)allowlist;
-	bpf_program__set_autoload(s->progs.sv_xdp_redirect_hints, false);
-	if (sv_xdp_bpf__load(s)) {
-		sv_xdp_bpf__destroy(s);
-		return NULL;
-	}
-	return s;
-}
-
 int main(void)
 {
 	static const struct tcase with_sock[] = {
-		{ "untagged SV", { 0 }, 0, 0x88BA, 60, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
-		{ "802.1Q SV", { 0x8100 }, 1, 0x88BA, 60, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
-		{ "802.1ad+802.1Q SV", { 0x88A8, 0x8100 }, 2, 0x88BA, 60, 0x4000, XDP_REDIRECT,
+		{ "untagged SV", { 0 }, 0, SV_ETH_P_SV, 60, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
+		{ "802.1Q SV", { SV_ETH_P_8021Q }, 1, SV_ETH_P_SV, 60, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
+		{ "802.1ad+802.1Q SV", { SV_ETH_P_8021AD, SV_ETH_P_8021Q }, 2, SV_ETH_P_SV, 60, 0x4000, XDP_REDIRECT,
 		  SV_XDP_CNT_REDIRECTED, 1 },
 		{ "IPv4", { 0 }, 0, 0x0800, 46, 0, XDP_PASS, SV_XDP_CNT_PASS_NOT_SV, 0 },
-		{ "802.1Q GOOSE", { 0x8100 }, 1, 0x88B8, 60, 0x0001, XDP_PASS, SV_XDP_CNT_PASS_NOT_SV, 0 },
-		{ "three tags (not SV at depth 2)", { 0x88A8, 0x8100 }, 2, 0x8100, 60, 0, XDP_PASS,
+		{ "802.1Q GOOSE", { SV_ETH_P_8021Q }, 1, 0x88B8, 60, 0x0001, XDP_PASS, SV_XDP_CNT_PASS_NOT_SV, 0 },
+		{ "802.1Q+802.1Q SV", { SV_ETH_P_8021Q, SV_ETH_P_8021Q }, 2, SV_ETH_P_SV, 60, 0x4000, XDP_REDIRECT,
+		  SV_XDP_CNT_REDIRECTED, 1 },
+		{ "three tags (not SV at depth 2)", { SV_ETH_P_8021AD, SV_ETH_P_8021Q }, 2, SV_ETH_P_8021Q, 60, 0, XDP_PASS,
+		  SV_XDP_CNT_PASS_NOT_SV, 0 },
+		/* an S-tag inside a C-tag is no QinQ (bpf/sv_wire.h): the codec would call it not SV */
+		{ "802.1Q+802.1ad (not SV)", { SV_ETH_P_8021Q, SV_ETH_P_8021AD }, 2, SV_ETH_P_SV, 60, 0x4000, XDP_PASS,
 		  SV_XDP_CNT_PASS_NOT_SV, 0 },
 		/* 14 octets is the least BPF_PROG_TEST_RUN takes; ends inside the 802.1Q tag. */
-		{ "truncated in tag", { 0 }, 0, 0x8100, 0, 0, XDP_PASS, SV_XDP_CNT_TRUNCATED, 0 },
-		{ "truncated after one tag", { 0x8100 }, 1, 0x8100, 1, 0, XDP_PASS, SV_XDP_CNT_TRUNCATED, 0 },
+		{ "truncated in tag", { 0 }, 0, SV_ETH_P_8021Q, 0, 0, XDP_PASS, SV_XDP_CNT_TRUNCATED, 0 },
+		{ "truncated after one tag", { SV_ETH_P_8021Q }, 1, SV_ETH_P_8021Q, 1, 0, XDP_PASS, SV_XDP_CNT_TRUNCATED, 0 },
 		/* SV EtherType, half an SV header: to user space (decoder names it), counted truncated. */
-		{ "truncated SV header", { 0 }, 0, 0x88BA, 4, 0x4000, XDP_REDIRECT, SV_XDP_CNT_TRUNCATED, 1 },
-		{ "SV header only", { 0 }, 0, 0x88BA, 8, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
+		{ "truncated SV header", { 0 }, 0, SV_ETH_P_SV, 4, 0x4000, XDP_REDIRECT, SV_XDP_CNT_TRUNCATED, 1 },
+		{ "SV header only", { 0 }, 0, SV_ETH_P_SV, 8, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
 	};
 	static const struct tcase allow[] = {
-		{ "allowed APPID 0x4000", { 0 }, 0, 0x88BA, 60, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
-		{ "allowed APPID 0x4000 tagged", { 0x8100 }, 1, 0x88BA, 60, 0x4000, XDP_REDIRECT,
+		{ "allowed APPID 0x4000", { 0 }, 0, SV_ETH_P_SV, 60, 0x4000, XDP_REDIRECT, SV_XDP_CNT_REDIRECTED, 1 },
+		{ "allowed APPID 0x4000 tagged", { SV_ETH_P_8021Q }, 1, SV_ETH_P_SV, 60, 0x4000, XDP_REDIRECT,
 		  SV_XDP_CNT_REDIRECTED, 1 },
-		{ "APPID 0x4001 not in list", { 0 }, 0, 0x88BA, 60, 0x4001, XDP_PASS, SV_XDP_CNT_NOT_ALLOWED, 0 },
-		{ "truncated SV header, allow-list", { 0 }, 0, 0x88BA, 4, 0x4000, XDP_PASS, SV_XDP_CNT_TRUNCATED,
+		{ "APPID 0x4001 not in list", { 0 }, 0, SV_ETH_P_SV, 60, 0x4001, XDP_PASS, SV_XDP_CNT_NOT_ALLOWED, 0 },
+		{ "truncated SV header, allow-list", { 0 }, 0, SV_ETH_P_SV, 4, 0x4000, XDP_PASS, SV_XDP_CNT_TRUNCATED,
 		  0 },
 	};
 	static const struct tcase no_sock[] = {
-		{ "SV without socket", { 0 }, 0, 0x88BA, 60, 0x4000, XDP_PASS, SV_XDP_CNT_NO_SOCKET, 0 },
+		{ "SV without socket", { 0 }, 0, SV_ETH_P_SV, 60, 0x4000, XDP_PASS, SV_XDP_CNT_NO_SOCKET, 0 },
 	};
 	struct xsk_umem_config ucfg = { .fill_size = 64, .comp_size = 64, .frame_size = 2048 };
 	struct xsk_socket_config scfg = { .rx_size = 64, .libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
@@ -201,10 +159,10 @@ int main(void)
 		printf("SKIP xdp_prog_test: needs root (CAP_BPF, CAP_NET_ADMIN, CAP_NET_RAW)\n");
 		return 77;
 	}
-	libbpf_set_print(quiet);
-	libxdp_set_print((libxdp_print_fn_t)quiet);
-	s = load(0);
-	a = load(1);
+	libbpf_set_print(sv_xdp_test_quiet);
+	libxdp_set_print((libxdp_print_fn_t)sv_xdp_test_quiet);
+	s = sv_xdp_test_load(0);
+	a = sv_xdp_test_load(1);
 	if (!s || !a) {
 		printf("FAIL xdp_prog_test: loading bpf/sv_xdp.bpf.c: %s\n", strerror(errno));
 		return 1;
