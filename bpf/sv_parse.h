@@ -82,13 +82,84 @@ SV_PARSE_FN __u16 sv_parse_be16(const __u8 *w, __u32 i, __u32 mask)
 }
 
 /*
- * The link layer and the SV header: VLAN tags, HSR tag, EtherType, APPID and Length. Returns the verdict
- * (also in p->verdict): SV_PARSE_L2_SHORT, SV_PARSE_NOT_SV, SV_PARSE_HDR_SHORT or SV_PARSE_HDR.
+ * The link layer's stages, each at a constant position: the walk's caller gives @i as a literal, so every read
+ * of the window is at a constant offset once inlined. A variable offset (one register holding 0, 4 or 8 after
+ * the tags) is refused by the verifier without CAP_PERFMON ("pointer arithmetic with it prohibited for
+ * !root": its Spectre v1 rules want one limit per instruction), and svsub's XDP program must load with CAP_BPF
+ * and CAP_NET_ADMIN alone. Six positions exist: 0, 1 or 2 tags, with or without the HSR tag. In BPF each octet
+ * is an inline-asm load with the offset as an immediate: plain C loads at different constants would be merged
+ * by the compiler into one load at a register offset (it sinks the code the stages share), which is what the
+ * verifier refuses; an asm operand that must be an immediate cannot be merged that way.
+ */
+#ifdef __bpf__
+#define SV_PARSE_OCTET_C(w, i)                                                               \
+	({                                                                                   \
+		__u32 v_;                                                                    \
+		asm volatile("%0 = *(u8 *)(%1 + %2)" : "=r"(v_) : "r"(w), "i"(i));           \
+		(__u8)v_;                                                                    \
+	})
+#else
+#define SV_PARSE_OCTET_C(w, i) ((w)[i])
+#endif
+
+/* The big-endian 16 bits at the constant position @i. */
+SV_PARSE_FN __u16 sv_parse_be16c(const __u8 *w, const __u32 i)
+{
+	return (__u16)((__u16)SV_PARSE_OCTET_C(w, i) << 8 | SV_PARSE_OCTET_C(w, i + 1));
+}
+
+/* The EtherType at @i is the last one before the SV header (tags and HSR tag read): APPID and Length. */
+SV_PARSE_FN __u32 sv_parse_l2_sv(const __u8 *w, __u32 n, struct sv_parse *p, const __u32 i)
+{
+	p->et_pos = i;
+	if (sv_parse_be16c(w, i) != SV_ETH_P_SV)
+		return p->verdict = SV_PARSE_NOT_SV;
+	p->sv_pos = i + 2;
+	if (n < i + 2 + SV_HEADER_LEN)
+		return p->verdict = SV_PARSE_HDR_SHORT;
+	p->appid = sv_parse_be16c(w, i + 2 + SV_PARSE_OFF(struct sv_wire_header, appid));
+	p->length = sv_parse_be16c(w, i + 2 + SV_PARSE_OFF(struct sv_wire_header, length));
+	return p->verdict = SV_PARSE_HDR;
+}
+
+/* The EtherType at @i follows the VLAN tags: an HSR tag, or the SV EtherType. */
+SV_PARSE_FN __u32 sv_parse_l2_hsr(const __u8 *w, __u32 n, struct sv_parse *p, const __u32 i)
+{
+	if (sv_parse_be16c(w, i) != SV_ETH_P_HSR)
+		return sv_parse_l2_sv(w, n, p, i);
+	if (n < i + SV_HSR_TAG_LEN + 2) {
+		p->short_in = SV_PARSE_SHORT_HSR;
+		return p->verdict = SV_PARSE_L2_SHORT;
+	}
+	p->hsr = 1;
+	p->hsr_path_size = sv_parse_be16c(w, i + SV_PARSE_OFF(struct sv_wire_hsr, path_size));
+	p->hsr_seq = sv_parse_be16c(w, i + SV_PARSE_OFF(struct sv_wire_hsr, seq));
+	return sv_parse_l2_sv(w, n, p, i + SV_HSR_TAG_LEN);
+}
+
+/* The EtherType at @i is a VLAN tag's TPID (tag number @k, 0 the outer): its TCI. 0, or -1 when the window
+ * ends inside the tag or the EtherType after it (p->verdict SV_PARSE_L2_SHORT). */
+SV_PARSE_FN int sv_parse_l2_tag(const __u8 *w, __u32 n, struct sv_parse *p, const __u32 i, const __u16 k)
+{
+	if (n < i + SV_VLAN_TAG_LEN + 2) {
+		p->short_in = SV_PARSE_SHORT_TAG;
+		p->verdict = SV_PARSE_L2_SHORT;
+		return -1;
+	}
+	p->ntags = k + 1;
+	p->tpid = sv_parse_be16c(w, i);
+	p->tci = sv_parse_be16c(w, i + SV_PARSE_OFF(struct sv_wire_vlan, tci));
+	return 0;
+}
+
+/*
+ * The link layer and the SV header: VLAN tags (an outer 802.1ad or 802.1Q, an inner 802.1Q), HSR tag,
+ * EtherType, APPID and Length. Returns the verdict (also in p->verdict): SV_PARSE_L2_SHORT, SV_PARSE_NOT_SV,
+ * SV_PARSE_HDR_SHORT or SV_PARSE_HDR.
  */
 SV_PARSE_FN __u32 sv_parse_l2(const __u8 *w, __u32 n, struct sv_parse *p)
 {
-	const __u32 m = SV_PARSE_L2_MASK;
-	__u32 i = 0;
+	const __u32 t = SV_VLAN_TAG_LEN;
 	__u16 et;
 
 	p->short_in = SV_PARSE_SHORT_ETH;
@@ -101,42 +172,16 @@ SV_PARSE_FN __u32 sv_parse_l2(const __u8 *w, __u32 n, struct sv_parse *p)
 		n = SV_PARSE_L2_WINDOW;
 	if (n < 2)
 		return p->verdict = SV_PARSE_L2_SHORT;
-	et = sv_parse_be16(w, 0, m);
-	/* Outer tag: 802.1ad or 802.1Q; inner: 802.1Q. Each needs its TCI and the EtherType after it. */
-	for (__u32 k = 0; k < SV_VLAN_MAX_TAGS; k++) {
-		if (et != SV_ETH_P_8021Q && (k || et != SV_ETH_P_8021AD))
-			break;
-		if (n < i + SV_VLAN_TAG_LEN + 2) {
-			p->short_in = SV_PARSE_SHORT_TAG;
-			return p->verdict = SV_PARSE_L2_SHORT;
-		}
-		p->ntags = (__u16)(k + 1);
-		p->tpid = et;
-		p->tci = sv_parse_be16(w, i + SV_PARSE_OFF(struct sv_wire_vlan, tci), m);
-		i += SV_VLAN_TAG_LEN;
-		et = sv_parse_be16(w, i, m);
-	}
-	if (et == SV_ETH_P_HSR) {
-		if (n < i + SV_HSR_TAG_LEN + 2) {
-			p->short_in = SV_PARSE_SHORT_HSR;
-			return p->verdict = SV_PARSE_L2_SHORT;
-		}
-		p->hsr = 1;
-		p->hsr_path_size = sv_parse_be16(w, i + SV_PARSE_OFF(struct sv_wire_hsr, path_size), m);
-		p->hsr_seq = sv_parse_be16(w, i + SV_PARSE_OFF(struct sv_wire_hsr, seq), m);
-		i += SV_HSR_TAG_LEN;
-		et = sv_parse_be16(w, i, m);
-	}
-	p->et_pos = i;
-	if (et != SV_ETH_P_SV)
-		return p->verdict = SV_PARSE_NOT_SV;
-	i += 2;
-	p->sv_pos = i;
-	if (n < i + SV_HEADER_LEN)
-		return p->verdict = SV_PARSE_HDR_SHORT;
-	p->appid = sv_parse_be16(w, i + SV_PARSE_OFF(struct sv_wire_header, appid), m);
-	p->length = sv_parse_be16(w, i + SV_PARSE_OFF(struct sv_wire_header, length), m);
-	return p->verdict = SV_PARSE_HDR;
+	et = sv_parse_be16c(w, 0);
+	if (et != SV_ETH_P_8021Q && et != SV_ETH_P_8021AD)
+		return sv_parse_l2_hsr(w, n, p, 0);
+	if (sv_parse_l2_tag(w, n, p, 0, 0))
+		return p->verdict;
+	if (sv_parse_be16c(w, t) != SV_ETH_P_8021Q)	/* an inner tag is a C-tag */
+		return sv_parse_l2_hsr(w, n, p, t);
+	if (sv_parse_l2_tag(w, n, p, t, 1))
+		return p->verdict;
+	return sv_parse_l2_hsr(w, n, p, 2 * t);
 }
 
 /* BER definite length at *@pos (X.690 §8.1.3: short form, or 1..4 length octets), within @n. 0 and *@pos past
