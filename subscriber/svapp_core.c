@@ -111,8 +111,7 @@ void svapp_frame(struct svapp *a, struct svsub_tracker *t, const struct sv_view 
 		unsigned nch;
 
 		if (r->stream < 0 || (unsigned)r->stream >= a->nstreams ||
-		    (r->verdict != SVSUB_SAMPLE_IN_ORDER && r->verdict != SVSUB_SAMPLE_AFTER_GAP &&
-		     r->verdict != SVSUB_SAMPLE_RESYNC)) {
+		    !svsub_sample_accepted(r->verdict)) {
 			a->n.withheld++;
 			continue;
 		}

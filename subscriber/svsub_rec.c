@@ -89,7 +89,7 @@ void svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct 
 		const struct sv_asdu *a = &v->asdu[i];
 		const struct svsub_stream_stats *s;
 		struct sv_sample_time st;
-		uint32_t q = 0, rate;
+		uint32_t q, rate;
 		int64_t ts;
 
 		if (res[i].stream < 0 || res[i].stream >= SV_REC_MAX_STREAMS)
@@ -101,8 +101,9 @@ void svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct 
 		if (!r->defined[res[i].stream] || r->defined_confrev[res[i].stream] != a->confRev ||
 		    r->defined_rate[res[i].stream] != rate)
 			define_stream(r, (unsigned)res[i].stream, s, v, a, rate);
-		for (unsigned c = 0; c < sv_asdu_nchannels(a); c++)
-			q |= sv_asdu_quality(a, c);
+		/* the tracker's OR of the dataset's Quality members: 0 when the data is not read (an
+		 * undeclared dataset of another length than 9-2LE's: nothing is claimed about it) */
+		q = res[i].quality;
 		ev.stream = (uint32_t)res[i].stream;
 		ev.smp_cnt = a->smpCnt;
 		ev.asdu = (uint8_t)(i > 255 ? 255 : i);
@@ -135,7 +136,8 @@ void svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct 
 		ev.ts_src = ts_src;
 		/* a block that cannot be written is counted by the writer (sv_record.h "Full disk") */
 		sv_record_write_event(r->w, &ev);
-		if (r->cfg.app_points && t_app_ns) {
+		/* T4: only the samples the application got (svapp_frame delivers the accepted ones) */
+		if (r->cfg.app_points && t_app_ns && svsub_sample_accepted(res[i].verdict)) {
 			ev.point = SV_POINT_T4;
 			ev.t_ns = t_app_ns;
 			ev.ts_src = SV_TS_USER;

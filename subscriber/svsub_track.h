@@ -173,6 +173,13 @@ enum svsub_sample_verdict {
 	SVSUB_SAMPLE_IGNORED,	   /* stream table full */
 };
 
+/* The sample goes on to the application (and is a T4 in the records): in order, after a gap, or the
+ * restart it confirmed; never a late one, a duplicate or the PRP copy. */
+static inline bool svsub_sample_accepted(unsigned verdict)
+{
+	return verdict == SVSUB_SAMPLE_IN_ORDER || verdict == SVSUB_SAMPLE_AFTER_GAP || verdict == SVSUB_SAMPLE_RESYNC;
+}
+
 enum svsub_quality_kind {
 	SVSUB_Q_INVALID = 0,
 	SVSUB_Q_QUESTIONABLE,

@@ -29,8 +29,9 @@ static const char *capture(void)
 	return path;
 }
 
-/* Capture @cap through the svsub pipeline into a recorder configured by @rc (closed on return). */
-static void pipe_capture(const char *cap, const struct svsub_rec_cfg *rc)
+/* Capture @cap through the svsub pipeline into a recorder configured by @rc (closed on return); frame @dup
+ * (an index, or 0 for none) is fed twice. With rc->app_points, T4 is read on CLOCK_REALTIME. */
+static void pipe_capture_dup(const char *cap, const struct svsub_rec_cfg *rc, uint64_t dup)
 {
 	struct svsub_proc_cfg pc = { 0 };
 	struct sv_pcap_reader *r;
@@ -41,16 +42,23 @@ static void pipe_capture(const char *cap, const struct svsub_rec_cfg *rc)
 	assert_int_equal(sv_pcap_open_read(&r, cap), 0);
 	assert_int_equal(svsub_rec_open(&rec, rc), 0);
 	pc.rec = rec;
-	pc.app_clock = -1;
+	pc.app_clock = rc->app_points ? SV_CLOCK_REALTIME : -1;
 	assert_int_equal(svsub_proc_create(&p, &pc), 0);
 	while (sv_pcap_next(r, &pkt) == 1) {
 		struct svsub_frame f = { .data = pkt.data, .len = pkt.caplen, .index = pkt.index, .rx_ns = pkt.ts_ns };
 
 		assert_true(svsub_proc_frame(p, &f) >= 0);
+		if (dup && pkt.index == dup)
+			assert_true(svsub_proc_frame(p, &f) >= 0);
 	}
 	svsub_proc_destroy(p);
 	sv_pcap_close_read(r);
 	assert_int_equal(svsub_rec_close(rec, NULL), 0);
+}
+
+static void pipe_capture(const char *cap, const struct svsub_rec_cfg *rc)
+{
+	pipe_capture_dup(cap, rc, 0);
 }
 
 static void run(const char *rec_path, bool app_points, uint64_t *t3, uint64_t *t4, uint32_t *bad_key)
@@ -151,11 +159,43 @@ static void test_records_learned_rate(void **state)
 	unlink(path);
 }
 
+/* T4 is the application getting the sample: a duplicate (the tracker withholds it from the application) has
+ * its T3 and no T4; every accepted sample has both. */
+static void test_records_t4_accepted_only(void **state)
+{
+	char path[] = "/tmp/svkit-test-subrec-XXXXXX";
+	struct svsub_rec_cfg rc = { .path = path, .clock = SV_CLOCK_REALTIME, .rx_ts_src = SV_TS_SOFTWARE,
+				    .app_points = true };
+	struct sv_record_reader *rd;
+	struct sv_rec ev;
+	uint64_t t3 = 0, t4 = 0;
+	int fd, n;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	pipe_capture_dup(capture(), &rc, 100);
+	assert_int_equal(sv_record_reader_open(&rd, path), 0);
+	while ((n = sv_record_reader_next(rd, &ev)) == 1) {
+		if (ev.kind != SV_REC_EVENT)
+			continue;
+		t3 += ev.u.event.point == SV_POINT_T3;
+		t4 += ev.u.event.point == SV_POINT_T4;
+	}
+	assert_int_equal(n, 0);
+	sv_record_reader_close(rd);
+	assert_int_equal(t3, 12001);
+	assert_int_equal(t4, 12000);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records_of_capture),
 		cmocka_unit_test(test_records_learned_rate),
+		cmocka_unit_test(test_records_t4_accepted_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
