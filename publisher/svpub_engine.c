@@ -96,6 +96,12 @@ struct svpub {
 	bool link_down;
 	uint64_t outage_at_down;
 	struct svpub_tx_errlog txerr; /* the other send failures: rate-limited messages, count per errno */
+	/* TX stamps that never came, checked once a second: on the qdisc path (qdisc_bypass false, txtime) a
+	 * link without carrier makes the kernel drop frames it reported as sent, and their stamps are the only
+	 * trace of it */
+	int64_t ts_check_ns;
+	uint64_t ts_missing_seen;
+	bool ts_missing_episode;
 };
 
 static int64_t now_ns(const struct svpub *p)
@@ -220,6 +226,33 @@ static void pend_finish(struct svpub *p, struct pend *e)
 }
 
 /* Writes out pending frames whose stamp came, or that waited too long (@all: everything). */
+/* Once a second: TX stamps gone missing since the last check are said (rate-limited, one message an episode),
+ * with the carrier state when the interface has none: the kernel dropped frames it took without an error. */
+static void ts_missing_check(struct svpub *p, int64_t now)
+{
+	uint64_t n = p->tot.tx_ts_missing - p->ts_missing_seen;
+	int carrier;
+
+	if (now < p->ts_check_ns)
+		return;
+	p->ts_check_ns = now + SV_NSEC_PER_SEC;
+	if (!n) {
+		if (p->ts_missing_episode)
+			sv_info("transmit stamps on %s: arriving again", out_name(p));
+		p->ts_missing_episode = false;
+		return;
+	}
+	p->ts_missing_seen = p->tot.tx_ts_missing;
+	if (p->ts_missing_episode)
+		return;
+	p->ts_missing_episode = true;
+	carrier = svpub_tx_if_carrier(out_name(p));
+	sv_warn("transmit stamps on %s: %" PRIu64 " frames handed to the kernel got none within %d ms%s (counted: "
+		"tx_ts_missing; said again when they return)", out_name(p), n, (int)(PEND_MAX_AGE_NS / SV_NSEC_PER_MSEC),
+		carrier == 0 ? ": the link has no carrier, so the qdisc dropped them without an error (the frames were "
+			       "not sent)" : "");
+}
+
 static void pend_drain(struct svpub *p, int64_t now, bool all)
 {
 	while (p->tail < p->head) {
@@ -514,6 +547,8 @@ int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
 		svpub_tx_errlog_report(&p->txerr, out_name(p), now, false);
 		svpub_tx_poll(p->tx, ts_cb, p);
 		pend_drain(p, now, false);
+		if (p->tx->ts_source != SV_TS_NONE)
+			ts_missing_check(p, now);
 		sv_record_tick(p->rec, now); /* the time bounds: no clock read, no syscall unless one is due */
 		if (p->cfg->status && now >= p->next_status_ns)
 			status_line(p, now);

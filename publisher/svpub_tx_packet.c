@@ -139,10 +139,19 @@ out:
 static int hw_timestamps_enable(int fd, const char *ifname, char *why, size_t n)
 {
 	struct hwtstamp_config hw = { .tx_type = HWTSTAMP_TX_ON, .rx_filter = HWTSTAMP_FILTER_NONE };
+	struct hwtstamp_config cur = { 0 };
 	struct ifreq ifr;
 
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	/* The NIC's receive filter is shared with whoever else stamps on it (ptp4l on the same port): keep it.
+	 * A driver without SIOCGHWTSTAMP (older ones) leaves it at "none", as before. */
+	ifr.ifr_data = (void *)&cur;
+	if (ioctl(fd, SIOCGHWTSTAMP, &ifr) == 0) {
+		hw.rx_filter = cur.rx_filter;
+		if (cur.tx_type == HWTSTAMP_TX_ON)
+			return 0;
+	}
 	ifr.ifr_data = (void *)&hw;
 	if (ioctl(fd, SIOCSHWTSTAMP, &ifr) < 0) {
 		snprintf(why, n, "SIOCSHWTSTAMP on %s: %s%s", ifname, strerror(errno),

@@ -139,10 +139,52 @@ print(f"PASS: {name}: {s['tx_errors']} tx errors ({s.get('tx_errors_by_errno')})
 PY
 }
 
+# The qdisc path (qdisc_bypass false): with the peer down the kernel takes the frames without an error and
+# drops them in the qdisc; only the missing stamps tell, so svpub says so (with the lost carrier) and again
+# when they return.
+run_qdisc() {
+	local name=qdisc_peer_down rc
+	ip -n "$NS" link del fa 2>/dev/null
+	ip -n "$NS" link add fa type veth peer name fb || { echo "SKIP: cannot create veth"; exit 77; }
+	ip -n "$NS" link set fa up
+	ip -n "$NS" link set fb up
+	: >"$TMP/$name.err"
+	ip netns exec "$NS" "$SVPUB" -i fa -d 5 -q --json -s af_packet.qdisc_bypass=false \
+		-s 'streams[1].profile=9-2le-50hz' >"$TMP/$name.json" 2>"$TMP/$name.err" &
+	PID=$!
+	wait_ready "$TMP/$name.err" "streams on fa" "$PID" || { echo "FAIL: $name: svpub did not start: $(cat "$TMP/$name.err")"; exit 1; }
+	sleep 1.5
+	ip -n "$NS" link set fb down; sleep 1; ip -n "$NS" link set fb up
+	wait "$PID"; rc=$?
+	PID=
+	[ $rc -eq 0 ] || { echo "FAIL: $name: svpub exited $rc: $(tail -5 "$TMP/$name.err")"; fails=$((fails + 1)); return; }
+	python3 - "$name" "$TMP/$name.json" "$TMP/$name.err" <<'PY' || fails=$((fails + 1))
+import json, sys
+name, jpath, epath = sys.argv[1:4]
+s, err = json.load(open(jpath)), open(epath).read()
+miss = [l for l in err.splitlines() if "transmit stamps on fa:" in l]
+bad = []
+if s["tx_timestamps_missing"] < 4000:
+    bad.append(f"only {s['tx_timestamps_missing']} stamps missing for ~1 s without carrier at 8000 frames/s")
+if not miss or "no carrier" not in miss[0] or "tx_ts_missing" not in miss[0]:
+    bad.append(f"no warning naming the missing stamps and the lost carrier: {miss[:1]}")
+if not any("arriving again" in l for l in miss):
+    bad.append(f"the stamps' return was not said: {miss}")
+if len(miss) > 3:
+    bad.append(f"{len(miss)} messages for one ~1 s drop")
+for b in bad:
+    print(f"FAIL: {name}: {b}")
+if bad:
+    sys.exit(1)
+print(f"PASS: {name}: {s['tx_timestamps_missing']} frames dropped silently by the qdisc without carrier, said: {miss[0]}")
+PY
+}
+
 run peer_down peer
 run peer_counted peer -s af_packet.ts_key=counted
 run peer_moved moved
 run near_down near
 run down_at_start start
-[ $fails -eq 0 ] || { echo "FAIL: $fails of 5 link drops"; exit 1; }
-echo "PASS: svpub through 5 kinds of link drop: refused frames counted, reported and recorded alike; stamps resume"
+run_qdisc
+[ $fails -eq 0 ] || { echo "FAIL: $fails of 6 link drops"; exit 1; }
+echo "PASS: svpub through 6 kinds of link drop: refused frames counted, reported and recorded alike; stamps resume"
