@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "sv_codec.h" /* sv_utctime_get */
+#include "sv_config.h"
 
 const struct sv_profile sv_profiles[] = {
 	{ "9-2le-50hz", "UCA 9-2LE MSVCB01, 80 samples/cycle at 50 Hz, 1 ASDU", 4000, 1, 50, 80, 0, 4, 4 },
@@ -67,6 +68,15 @@ int sv_quality_format(uint32_t q, char *buf, unsigned size)
 	}
 	return n;
 }
+
+const struct sv_cfg_key sv_dataset_member_keys[] = {
+	SV_CFG_KEY_STRING(struct sv_dataset_cfg_member, name, "name", "", "the data attribute, e.g. TCTR1.Amp.instMag.i"),
+	SV_CFG_KEY_ENUM(struct sv_dataset_cfg_member, type, "type", sv_da_type_names, "INT32",
+			"BOOLEAN, INT8, INT16, INT32, INT64, INT8U, INT16U, INT32U, FLOAT32, FLOAT64, Quality, Timestamp"),
+	SV_CFG_KEY_DOUBLE(struct sv_dataset_cfg_member, scale, "scale", -1e12, 1e12, "1",
+			  "a value's primary units (A, V, ...) per LSB; not 0"),
+	SV_CFG_KEY_END,
+};
 
 const char *const sv_da_type_names[] = {
 	[SV_DA_BOOLEAN] = "BOOLEAN", [SV_DA_INT8] = "INT8",	  [SV_DA_INT16] = "INT16",

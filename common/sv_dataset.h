@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sv_config.h" /* sv_dataset_member_keys */
+
 #define SV_92LE_CHANNELS 8
 #define SV_92LE_SEQDATA_LEN 64
 #define SV_CURRENT_LSB_A 0.001 /* amperes per LSB (9-2LE, 61869-9) */
@@ -190,6 +192,15 @@ int sv_dataset_add(struct sv_dataset *ds, const char *name, enum sv_da_type type
  * "V" for TVTR or Vol, else "") and its phase (the prefix's last letter A/B/C/N, L1/L2/L3, RES; else the LN
  * instance 1..4 as 9-2LE numbers them; else 0). */
 void sv_dataset_guess(const char *name, char unit[4], char *phase);
+
+/* A member as a configuration declares it (svsub datasets[].members[], svpub streams[].members[]): one row of
+ * sv_dataset_member_keys each (name, type, scale), built with sv_dataset_add(). */
+struct sv_dataset_cfg_member {
+	char name[SV_DS_NAME_LEN]; /* the data attribute, e.g. TCTR1.Amp.instMag.i */
+	int type;		   /* enum sv_da_type */
+	double scale;		   /* primary units per LSB */
+};
+extern const struct sv_cfg_key sv_dataset_member_keys[];
 
 /* Named layouts: "9-2le" (UCA 9-2LE PhsMeas1, also IEC 61869-9's F4800S2I4U4 and F14400S6I4U4: TCTR1..4.Amp
  * and TVTR1..4.Vol, instMag.i INT32 + q, 1 mA and 10 mV per LSB). 0 or -ENOENT. */

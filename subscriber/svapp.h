@@ -24,6 +24,7 @@
 #include "sv_codec.h"
 #include "sv_config.h"
 #include "sv_dataset.h"
+#include "sv_scl.h"
 #include "svsub_track.h"
 
 /* Channels (the dataset's values) delivered per sample; 9-2LE has 8, IEC 61869-9 F14400S6I4U4 8. */
@@ -164,19 +165,13 @@ enum svsub_cfg_backend { SVSUB_CFG_AF_XDP = 0, SVSUB_CFG_AF_PACKET };
 /* datasets: what seqData holds per stream (sv_dataset.h), declared in the file only. */
 #define SVSUB_CFG_MAX_DATASETS 16
 
-struct svsub_cfg_member {
-	char name[SV_DS_NAME_LEN]; /* the data attribute, e.g. TCTR1.Amp.instMag.i */
-	int type;		   /* enum sv_da_type */
-	double scale;		   /* primary units per LSB */
-};
-
 struct svsub_cfg_dataset {
 	char svid[SV_MAX_ID_LEN + 1]; /* "" any */
 	int32_t appid;		      /* -1 any */
 	char name[SV_DS_NAME_LEN];    /* "" the profile's, else the svID */
 	char profile[16];	      /* "9-2le", "none", or "" with members */
 	unsigned nmembers;
-	struct svsub_cfg_member members[SV_DS_MAX_MEMBERS];
+	struct sv_dataset_cfg_member members[SV_DS_MAX_MEMBERS];
 };
 
 struct svsub_file_config {
@@ -202,6 +197,8 @@ struct svsub_file_config {
 	bool clock_trusted;	/* treat the host clock as synchronised (adjtimex ignored) */
 	uint32_t record_size_mib; /* --record: a new part every N MiB, 0 one file */
 	char record_keep[16];	/* --record: rotated parts kept, "all" or a count (sv_record_parse_keep) */
+	char scl[256];		/* --scl: SCL file whose control blocks the streams are checked against */
+	char ied[SV_SCL_NAME_LEN]; /* --ied: the IED whose subscriptions are expected ("" the whole file) */
 	unsigned ndatasets;
 	struct svsub_cfg_dataset datasets[SVSUB_CFG_MAX_DATASETS];
 };

@@ -10,15 +10,6 @@
 
 const char *const svsub_cfg_backend_names[] = { "af_xdp", "af_packet", NULL };
 
-static const struct sv_cfg_key member_table[] = {
-	SV_CFG_KEY_STRING(struct svsub_cfg_member, name, "name", "", "the data attribute, e.g. TCTR1.Amp.instMag.i"),
-	SV_CFG_KEY_ENUM(struct svsub_cfg_member, type, "type", sv_da_type_names, "INT32",
-			"BOOLEAN, INT8, INT16, INT32, INT64, INT8U, INT16U, INT32U, FLOAT32, FLOAT64, Quality, Timestamp"),
-	SV_CFG_KEY_DOUBLE(struct svsub_cfg_member, scale, "scale", -1e12, 1e12, "1",
-			  "a value's primary units (A, V, ...) per LSB; not 0"),
-	SV_CFG_KEY_END,
-};
-
 #define D struct svsub_cfg_dataset
 static const struct sv_cfg_key dataset_table[] = {
 	SV_CFG_KEY_STRING(D, svid, "svid", "", "the streams of this svID; empty = any"),
@@ -26,7 +17,7 @@ static const struct sv_cfg_key dataset_table[] = {
 	SV_CFG_KEY_STRING(D, name, "name", "", "its name in the summary; empty = the profile's, else the svid"),
 	SV_CFG_KEY_STRING(D, profile, "profile", "",
 			  "a named layout instead of members: 9-2le, or none (never read these streams' seqData)"),
-	SV_CFG_KEY_LIST(D, members, nmembers, "members", member_table, "0", "the members in seqData order"),
+	SV_CFG_KEY_LIST(D, members, nmembers, "members", sv_dataset_member_keys, "0", "the members in seqData order"),
 	SV_CFG_KEY_END,
 };
 #undef D
@@ -69,6 +60,10 @@ const struct sv_cfg_key svsub_config_table[] = {
 			"--record: a new part every N MiB (FILE newest, then FILE.1 ...); 0 = one file"),
 	SV_CFG_KEY_STRING(C, record_keep, "record_keep", "all",
 			  "--record: rotated parts kept, the oldest removed first: a number (0..1000000) or all"),
+	SV_CFG_KEY_STRING(C, scl, "scl", "",
+			  "SCL file (SCD, CID, ...): check every stream against its control block; its datasets and "
+			  "scales apply; empty = none"),
+	SV_CFG_KEY_STRING(C, ied, "ied", "", "scl: the IED whose subscriptions are expected; empty = every block"),
 	SV_CFG_KEY_LIST(C, datasets, ndatasets, "datasets", dataset_table, "0",
 			"what seqData holds, per stream (the first that matches); without one, 64 octets are 9-2LE "
 			"and other lengths are not read"),
@@ -193,7 +188,7 @@ static int dataset_rule(const struct svsub_cfg_dataset *d, unsigned i, struct sv
 	} else {
 		sv_dataset_init(&r->ds, "");
 		for (unsigned m = 0; m < d->nmembers; m++) {
-			const struct svsub_cfg_member *cm = &d->members[m];
+			const struct sv_dataset_cfg_member *cm = &d->members[m];
 			char auto_name[24];
 			int err;
 

@@ -22,6 +22,7 @@
 #include "sv_pcap.h"
 #include "svsub_proc.h"
 #include "svsub_rec.h"
+#include "svsub_scl.h"
 #include "svsub_summary.h"
 #include "svsub_track.h"
 #include "svapp.h" /* app: applications, -c FILE */
@@ -156,6 +157,14 @@ static void usage(FILE *f)
 "      --no-block-test      overcurrent: do not block on test quality or simulated samples\n"
 "      --current-lsb A      amperes per LSB of the current channels (%s; 0 = the dataset's scale, 0.001\n"
 "                           for 9-2LE: the default)\n"
+"SCL (IEC 61850-6):\n"
+"      --scl FILE           check every stream against its control block in FILE (SCD, CID, ...): APPID,\n"
+"                           MAC, VLAN, confRev, datSet, nofASDU, smpRate, smpMod, dataset length; streams\n"
+"                           expected and never seen are missing. The blocks' datasets and scale factors\n"
+"                           read the values (after -c's datasets); live, their APPIDs and groups go into the\n"
+"                           receive filter unless --appid / --group are given\n"
+"      --ied NAME           expect the streams IED NAME takes (ExtRef, LSVS, IEDName), or publishes when it\n"
+"                           takes none; default: every block of the file that has an SMV address\n"
 "Configuration:\n"
 "  -c, --config FILE        YAML configuration (keys: --print-config); command-line options override it.\n"
 "                           Only there: datasets, what seqData holds per stream (svsub(1), DATASETS;\n"
@@ -187,7 +196,8 @@ static void usage(FILE *f)
 "  " PROG " --interface eth1 --backend af_packet --duration 10 --json --write rx.pcapng\n"
 "  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap --app overcurrent --pickup 1000\n"
 "  " PROG " -c configs/sub-overcurrent.yaml --interface eth1 --print-config\n"
-"  " PROG " -c configs/sub-datasets.yaml --read capture.pcap --jsonl   # seqData read as declared\n");
+"  " PROG " -c configs/sub-datasets.yaml --read capture.pcap --jsonl   # seqData read as declared\n"
+"  " PROG " --read capture.pcap --scl station.scd --ied PROT1 --json | jq .scl   # SCL checks\n");
 }
 
 enum {
@@ -214,6 +224,8 @@ enum {
 	OPT_NO_BLOCK_TEST,
 	OPT_CURRENT_LSB,
 	OPT_PRINT_CONFIG,
+	OPT_SCL,
+	OPT_IED,
 };
 
 /* svsub -c FILE: loaded before the options, which override it; the effective configuration is what
@@ -238,6 +250,7 @@ static const struct {
 	{ OPT_TRIP_SAMPLES, "trip_samples" },	{ OPT_DROPOFF, "dropoff" },
 	{ OPT_CURRENT_LSB, "current_lsb" },	{ OPT_RECORD_SIZE, "record_size_mib" },
 	{ OPT_RECORD_KEEP, "record_keep" },
+	{ OPT_SCL, "scl" },			{ OPT_IED, "ied" },
 };
 
 static const char *key_of_opt(int c)
@@ -286,6 +299,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "dropoff", required_argument, NULL, OPT_DROPOFF },
 		{ "no-block-test", no_argument, NULL, OPT_NO_BLOCK_TEST },
 		{ "current-lsb", required_argument, NULL, OPT_CURRENT_LSB },
+		{ "scl", required_argument, NULL, OPT_SCL },
+		{ "ied", required_argument, NULL, OPT_IED },
 		{ "config", required_argument, NULL, 'c' },
 		{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
@@ -534,6 +549,55 @@ static int finish_config(struct opts *o)
 	return 1;
 }
 
+/* --scl FILE: the file's control blocks, the checker, their datasets after the configuration's. */
+static struct sv_scl *scl_file;
+static struct svsub_scl *scl_check;
+static struct svsub_dataset_rule *scl_rules;
+
+static int setup_scl(struct opts *o)
+{
+	struct sv_scl_error err;
+	char msg[512];
+	unsigned n;
+	int rc;
+
+	rc = sv_scl_load(&scl_file, file_cfg.scl, &err);
+	if (rc) {
+		fprintf(stderr, PROG ": --scl: %s\n", err.text);
+		return rc;
+	}
+	rc = svsub_scl_create(&scl_check, scl_file, file_cfg.ied[0] ? file_cfg.ied : NULL, msg, sizeof(msg));
+	if (rc) {
+		fprintf(stderr, PROG ": --ied: %s\n", rc == -ENOENT ? msg : strerror(-rc));
+		return rc;
+	}
+	/* the configuration's datasets first (they override), then the blocks' */
+	n = o->track.ndatasets;
+	scl_rules = calloc(n + scl_file->ncb + 1, sizeof(*scl_rules));
+	if (!scl_rules)
+		return -ENOMEM;
+	memcpy(scl_rules, dataset_rules, n * sizeof(*scl_rules));
+	n += svsub_scl_dataset_rules(scl_check, scl_rules + n, scl_file->ncb);
+	o->track.datasets = scl_rules;
+	o->track.ndatasets = n;
+#ifdef SVSUB_HAVE_RX
+	/* rx: the expected streams into the receive filter, unless the command line chose */
+	if (o->interface && !o->rx.cfg.n_appids)
+		o->rx.cfg.n_appids = svsub_scl_appids(scl_check, o->rx.cfg.appids, SVRX_MAX_APPIDS);
+	if (o->interface && !o->rx.cfg.n_groups)
+		o->rx.cfg.n_groups = svsub_scl_groups(scl_check, o->rx.cfg.groups, SVRX_MAX_GROUPS);
+#endif
+	if (!o->quiet) {
+		struct svsub_scl_counts c;
+
+		svsub_scl_counts(scl_check, &c);
+		fprintf(stderr, PROG ": %s: %u streams expected%s%s%s, %u errors in the file (listed in the summary)\n",
+			scl_file->file, c.expected, file_cfg.ied[0] ? " by IED " : "", file_cfg.ied,
+			file_cfg.ied[0] ? "" : " (every block with an SMV address)", c.errors);
+	}
+	return 0;
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -651,6 +715,8 @@ static int print_json_summary(const struct opts *o, struct svsub_proc *p, struct
 	}
 	sv_json_object_end(&j);
 	svsub_summary_json_body(&j, p);
+	if (scl_check)
+		svsub_scl_json(scl_check, &j);
 	sv_json_object_end(&j);
 	return sv_json_end(&j);
 }
@@ -682,6 +748,8 @@ int main(int argc, char **argv)
 		return err > 0 ? 0 : EXIT_RUNTIME; /* printed the configuration, or could not */
 	sv_log_set(sv_log_stderr, (void *)PROG, o.verbose ? SV_LOG_DEBUG : SV_LOG_WARN);
 	install_signals();
+	if (file_cfg.scl[0] && setup_scl(&o))
+		return EXIT_USAGE;
 
 	if (o.interface && sv_clock_sync_read(&sync) == 0) {
 		syncp = &sync;
@@ -719,6 +787,7 @@ int main(int argc, char **argv)
 		}
 		pcfg.app = app;
 	}
+	pcfg.scl = scl_check;
 	pcfg.jsonl = o.jsonl ? stdout : NULL;
 	pcfg.write = w;
 	pcfg.track = o.track;
@@ -798,7 +867,9 @@ int main(int argc, char **argv)
 		if (print_json_summary(&o, p, r, syncp))
 			ret = EXIT_RUNTIME;
 	} else if (!o.quiet) {
-		if (svsub_summary_print(o.jsonl || o.app ? stderr : stdout, p, o.histograms))
+		FILE *out = o.jsonl || o.app ? stderr : stdout;
+
+		if (svsub_summary_print(out, p, o.histograms) || (scl_check && svsub_scl_print(scl_check, out)))
 			ret = EXIT_RUNTIME;
 	}
 	if (svsub_proc_output_error(p) || fflush(stdout) || ferror(stdout))
@@ -824,5 +895,8 @@ out_close_writer:
 		sv_pcap_close_write(w);
 out_close_reader:
 	sv_pcap_close_read(r);
+	svsub_scl_destroy(scl_check);
+	sv_scl_free(scl_file);
+	free(scl_rules);
 	return ret;
 }
