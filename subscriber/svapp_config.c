@@ -9,6 +9,8 @@
 #include "svapp.h"
 
 const char *const svsub_cfg_backend_names[] = { "af_xdp", "af_packet", NULL };
+/* sv_ct_format's order */
+static const char *const comtrade_formats[] = { "binary32", "float32", "ascii", NULL };
 
 #define D struct svsub_cfg_dataset
 static const struct sv_cfg_key dataset_table[] = {
@@ -60,6 +62,15 @@ const struct sv_cfg_key svsub_config_table[] = {
 			"--record: a new part every N MiB (FILE newest, then FILE.1 ...); 0 = one file"),
 	SV_CFG_KEY_STRING(C, record_keep, "record_keep", "all",
 			  "--record: rotated parts kept, the oldest removed first: a number (0..1000000) or all"),
+	SV_CFG_KEY_STRING(C, comtrade, "comtrade", "",
+			  "directory for COMTRADE records: one around each trip of --app overcurrent, and comtrade_range"),
+	SV_CFG_KEY_ENUM(C, comtrade_format, "comtrade_format", comtrade_formats, "binary32",
+			"the .dat: binary32 (raw counts x a), float32 (primary values), ascii"),
+	SV_CFG_KEY_BOOL(C, comtrade_cff, "comtrade_cff", "false", "one .cff file per record instead of .cfg/.dat/.hdr"),
+	SV_CFG_KEY_DOUBLE(C, comtrade_pre_ms, "comtrade_pre_ms", 0, 30000, "100", "record before the trigger (pickup), ms"),
+	SV_CFG_KEY_DOUBLE(C, comtrade_post_ms, "comtrade_post_ms", 0, 30000, "200", "record after the trigger, ms"),
+	SV_CFG_KEY_STRING(C, comtrade_range, "comtrade_range", "",
+			  "FROM,TO: a continuous record per stream of these seconds after its first sample (at most 60 s)"),
 	SV_CFG_KEY_STRING(C, scl, "scl", "",
 			  "SCL file (SCD, CID, ...): check every stream against its control block; its datasets and "
 			  "scales apply; empty = none"),
