@@ -12,6 +12,8 @@ fault:   one record; every analog value equal to the capture's count times the c
          first sample over pickup (the trip event's fault_smpCnt), 100 ms before it and 200 ms after it,
          status PICKUP/TRIP/INCEPTION rising at the pickup, trip and inception (smpCnt 1094) samples.
 formats: FLOAT32, ASCII and a .cff hold the same values.
+plot:    svreport --html --comtrade RECORD.cfg: the report holds the disturbance plot (three phase-current
+         polylines, the trigger and the trip lines), and headless Chromium lays it out (skipped without it).
 gap:     the capture with five frames cut out of the pre-fault window (a pcap written here): the record keeps the
          five rows, with the format's missing-data marker (0x80000000) and MISSING = 1, and every other row
          equal to the capture.
@@ -312,6 +314,36 @@ def t_gap(tmp):
           "the five lost samples keep their rows, marked missing (0x80000000) and MISSING = 1 (%s)" % miss)
 
 
+def t_plot(tmp):
+    import shutil
+    p, trips = run_svsub(Z1, tmp)
+    cfgs = glob.glob(os.path.join(tmp, "*.cfg"))
+    svpub = os.path.join(BUILD, "publisher", "svpub")
+    svreport = os.path.join(BUILD, "report", "svreport")
+    rec = os.path.join(tmp, "pub.rec")
+    subprocess.run([svpub, "-q", "-w", os.path.join(tmp, "p.pcap"), "-d", "0.01", "-r", rec], capture_output=True)
+    html = os.path.join(tmp, "r.html")
+    r = subprocess.run([svreport, "-q", "--html", html, "--comtrade", cfgs[0], rec], capture_output=True, text=True)
+    text = open(html).read() if os.path.exists(html) else ""
+    sec = text[text.find("Disturbance record"):]
+    check(r.returncode in (0, 1) and "Disturbance record" in text and sec.count("<polyline") == 3 and
+          'class="trigger"' in sec and 'class="trip"' in sec,
+          "svreport --comtrade: the HTML plots IA IB IC with the trigger and the trip marked (rc %d %s)"
+          % (r.returncode, r.stderr[-200:]))
+    bad = subprocess.run([svreport, "-q", "--html", html, "--comtrade", os.path.join(tmp, "none.cfg"), rec],
+                         capture_output=True, text=True)
+    check(bad.returncode == 1 and "none.cfg" in bad.stderr, "a record that cannot be read is said (%s)" % bad.stderr.strip())
+    if not shutil.which("chromium"):
+        print("SKIP: chromium absent: the layout is not checked")
+        return
+    d = tempfile.mkdtemp(dir=tmp)
+    dom = subprocess.run(["timeout", "60", "chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                          "--disable-background-networking", "--no-first-run", "--user-data-dir=" + d,
+                          "--dump-dom", "file://" + html], capture_output=True, text=True).stdout
+    check("Disturbance record" in dom and dom.count('class="trip"') == 1,
+          "headless Chromium parses the report and keeps the disturbance plot")
+
+
 def main():
     which = sys.argv[1] if len(sys.argv) > 1 else "fault"
     if not os.path.exists(Z1) or not os.access(SVSUB, os.X_OK):
@@ -319,7 +351,7 @@ def main():
         return SKIP
     tmp = tempfile.mkdtemp(prefix="comtrade_interop.")
     try:
-        {"fault": t_fault, "formats": t_formats, "gap": t_gap}[which](tmp)
+        {"fault": t_fault, "formats": t_formats, "gap": t_gap, "plot": t_plot}[which](tmp)
     finally:
         subprocess.run(["rm", "-rf", tmp])
     return 1 if failures else 0
