@@ -67,7 +67,7 @@ int sv_ct_write_cfg(FILE *f, const struct sv_ct_record *r)
 	put_date(f, r->start_utc_ns);
 	put_date(f, r->trigger_utc_ns);
 	fprintf(f, "%s\r\n1\r\n0,0\r\n%c,%u\r\n", sv_ct_format_names[r->format], r->tmq, r->leapsec);
-	return ferror(f) ? -EIO : 0;
+	return ferror(f) ? -(errno ? errno : EIO) : 0;
 }
 
 unsigned sv_ct_row_size(const struct sv_ct_record *r)
@@ -107,7 +107,7 @@ int sv_ct_write_row(FILE *f, const struct sv_ct_record *r, uint32_t n, uint32_t 
 		for (unsigned i = 0; i < r->ndig; i++)
 			fprintf(f, ",%u", dig[i] ? 1u : 0u);
 		fputs("\r\n", f);
-		return ferror(f) ? -EIO : 0;
+		return ferror(f) ? -(errno ? errno : EIO) : 0;
 	}
 	le32(row, n);
 	le32(row + 4, t_us);
@@ -131,7 +131,7 @@ int sv_ct_write_row(FILE *f, const struct sv_ct_record *r, uint32_t n, uint32_t 
 		row[off] = (uint8_t)word;
 		row[off + 1] = (uint8_t)(word >> 8);
 	}
-	return fwrite(row, 1, off, f) == off ? 0 : -EIO;
+	return fwrite(row, 1, off, f) == off ? 0 : -(errno ? errno : EIO); /* ENOSPC: the disk is full */
 }
 
 char sv_ct_tmq(int64_t err_ns)

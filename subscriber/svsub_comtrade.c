@@ -451,6 +451,7 @@ static int write_record(struct svsub_comtrade *c, struct ct_stream *s)
 	sanitize(id, sizeof(id), s->svid);
 	snprintf(base, sizeof(base), "%s/%s_%04X_%s_%06lldZ_%s", c->dir, id, s->appid, when,
 		 (long long)((utc % 1000000000 + 1000000000) % 1000000000 / 1000), s->job.is_range ? "range" : "trip");
+	errno = 0;
 	for (unsigned i = 0; i < nf && !err; i++) {
 		snprintf(name, sizeof(name), "%s%s", base, c->cfg.cff ? ".cff" : ext[i]);
 		f[i] = fopen(name, "wb");
