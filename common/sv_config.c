@@ -504,6 +504,7 @@ struct yload {
 	yaml_document_t *doc;
 	const char *file;
 	struct sv_cfg_error *err;
+	bool merge; /* sv_config_load_file_over: list elements keep what they hold */
 };
 
 static int yerr(struct yload *y, const yaml_node_t *node, const char *path, const char *fmt, ...)
@@ -558,11 +559,12 @@ static int load_value(struct yload *y, const yaml_node_t *val, const struct sv_c
 			return yerr(y, val, path, "expected a mapping, found %s", node_kind(val));
 		return load_mapping(y, val, k->sub, field, path);
 	case SV_CFG_LIST: {
-		unsigned cnt = 0;
+		unsigned cnt = 0, had = *(unsigned *)((char *)base + k->count_offset);
 
 		if (val->type != YAML_SEQUENCE_NODE)
 			return yerr(y, val, path, "expected a sequence of mappings, found %s", node_kind(val));
-		memset(field, 0, k->size * k->count);
+		if (!y->merge)
+			memset(field, 0, k->size * k->count);
 		for (yaml_node_item_t *it = val->data.sequence.items.start; it < val->data.sequence.items.top; it++) {
 			yaml_node_t *el = yaml_document_get_node(y->doc, *it);
 			char ep[PATH_MAX_LEN];
@@ -573,13 +575,13 @@ static int load_value(struct yload *y, const yaml_node_t *val, const struct sv_c
 				return yerr(y, el, ep, "more than %u elements", k->count);
 			if (el->type != YAML_MAPPING_NODE)
 				return yerr(y, el, ep, "expected a mapping, found %s", node_kind(el));
-			if (defaults_rec(k->sub, eb, ep, y->err))
+			if ((!y->merge || cnt >= had) && defaults_rec(k->sub, eb, ep, y->err))
 				return -EINVAL;
 			if (load_mapping(y, el, k->sub, eb, ep))
 				return -EINVAL;
 			cnt++;
 		}
-		*(unsigned *)((char *)base + k->count_offset) = cnt;
+		*(unsigned *)((char *)base + k->count_offset) = y->merge && had > cnt ? had : cnt;
 		return 0;
 	}
 	case SV_CFG_DOUBLES:
@@ -664,11 +666,11 @@ static int load_mapping(struct yload *y, const yaml_node_t *node, const struct s
 }
 
 static int load_parser(const struct sv_cfg_key *tab, void *obj, yaml_parser_t *parser, const char *name,
-		       struct sv_cfg_error *err)
+		       struct sv_cfg_error *err, bool merge)
 {
 	yaml_document_t doc;
 	yaml_node_t *root;
-	struct yload y = { .doc = &doc, .file = name, .err = err };
+	struct yload y = { .doc = &doc, .file = name, .err = err, .merge = merge };
 	int ret = 0;
 
 	if (!yaml_parser_load(parser, &doc)) {
@@ -716,12 +718,13 @@ int sv_config_load_string(const struct sv_cfg_key *tab, void *obj, const char *t
 	if (!yaml_parser_initialize(&parser))
 		return -ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	ret = load_parser(tab, obj, &parser, name, err);
+	ret = load_parser(tab, obj, &parser, name, err, false);
 	yaml_parser_delete(&parser);
 	return ret;
 }
 
-int sv_config_load_file(const struct sv_cfg_key *tab, void *obj, const char *path, struct sv_cfg_error *err)
+static int load_file(const struct sv_cfg_key *tab, void *obj, const char *path, struct sv_cfg_error *err,
+		     bool merge)
 {
 	yaml_parser_t parser;
 	FILE *f = fopen(path, "r");
@@ -737,10 +740,20 @@ int sv_config_load_file(const struct sv_cfg_key *tab, void *obj, const char *pat
 		return -ENOMEM;
 	}
 	yaml_parser_set_input_file(&parser, f);
-	ret = load_parser(tab, obj, &parser, path, err);
+	ret = load_parser(tab, obj, &parser, path, err, merge);
 	yaml_parser_delete(&parser);
 	fclose(f);
 	return ret;
+}
+
+int sv_config_load_file(const struct sv_cfg_key *tab, void *obj, const char *path, struct sv_cfg_error *err)
+{
+	return load_file(tab, obj, path, err, false);
+}
+
+int sv_config_load_file_over(const struct sv_cfg_key *tab, void *obj, const char *path, struct sv_cfg_error *err)
+{
+	return load_file(tab, obj, path, err, true);
 }
 
 /* ---- positions ---- */

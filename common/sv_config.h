@@ -102,6 +102,11 @@ int sv_config_defaults(const struct sv_cfg_key *tab, void *obj, struct sv_cfg_er
  * Returns 0, -ENOENT/-EACCES... (cannot open), or -EINVAL with @err filled. */
 int sv_config_load_file(const struct sv_cfg_key *tab, void *obj, const char *path, struct sv_cfg_error *err);
 
+/* The same over a configuration that came from elsewhere (svpub --scl): a list in the file does not replace
+ * the list, its element N overrides the keys it names of element N (elements past the list's keep theirs,
+ * new ones start from the defaults). */
+int sv_config_load_file_over(const struct sv_cfg_key *tab, void *obj, const char *path, struct sv_cfg_error *err);
+
 /* Same from memory; @name is used as the file name in errors. */
 int sv_config_load_string(const struct sv_cfg_key *tab, void *obj, const char *text, size_t len,
 			  const char *name, struct sv_cfg_error *err);

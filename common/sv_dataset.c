@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sv_dataset.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -9,6 +10,7 @@
 #include <strings.h>
 
 #include "sv_codec.h" /* sv_utctime_get */
+#include "sv_config.h"
 
 const struct sv_profile sv_profiles[] = {
 	{ "9-2le-50hz", "UCA 9-2LE MSVCB01, 80 samples/cycle at 50 Hz, 1 ASDU", 4000, 1, 50, 80, 0, 4, 4 },
@@ -67,6 +69,15 @@ int sv_quality_format(uint32_t q, char *buf, unsigned size)
 	return n;
 }
 
+const struct sv_cfg_key sv_dataset_member_keys[] = {
+	SV_CFG_KEY_STRING(struct sv_dataset_cfg_member, name, "name", "", "the data attribute, e.g. TCTR1.Amp.instMag.i"),
+	SV_CFG_KEY_ENUM(struct sv_dataset_cfg_member, type, "type", sv_da_type_names, "INT32",
+			"BOOLEAN, INT8, INT16, INT32, INT64, INT8U, INT16U, INT32U, FLOAT32, FLOAT64, Quality, Timestamp"),
+	SV_CFG_KEY_DOUBLE(struct sv_dataset_cfg_member, scale, "scale", -1e12, 1e12, "1",
+			  "a value's primary units (A, V, ...) per LSB; not 0"),
+	SV_CFG_KEY_END,
+};
+
 const char *const sv_da_type_names[] = {
 	[SV_DA_BOOLEAN] = "BOOLEAN", [SV_DA_INT8] = "INT8",	  [SV_DA_INT16] = "INT16",
 	[SV_DA_INT32] = "INT32",     [SV_DA_INT64] = "INT64",	  [SV_DA_INT8U] = "INT8U",
@@ -92,6 +103,85 @@ void sv_dataset_init(struct sv_dataset *ds, const char *name)
 	snprintf(ds->name, sizeof(ds->name), "%s", name ? name : "");
 }
 
+const char *sv_scale_source_name(enum sv_scale_source s)
+{
+	switch (s) {
+	case SV_SCALE_GIVEN:
+		return "given";
+	case SV_SCALE_92LE:
+		return "9-2LE";
+	case SV_SCALE_SCL_SVC:
+		return "SCL sVC";
+	case SV_SCALE_NONE:
+		return "none";
+	}
+	return "unknown";
+}
+
+const char *sv_ratio_source_name(enum sv_ratio_source s)
+{
+	switch (s) {
+	case SV_RATIO_NONE:
+		return "not stated";
+	case SV_RATIO_RATINGS:
+		return "SCL ratings";
+	case SV_RATIO_RAT:
+		return "SCL Rat";
+	case SV_RATIO_GIVEN:
+		return "given";
+	}
+	return "unknown";
+}
+
+static char phase_of_prefix(const char *p, size_t n)
+{
+	if (n >= 2 && (p[n - 2] == 'L' || p[n - 2] == 'l') && p[n - 1] >= '1' && p[n - 1] <= '3')
+		return (char)('A' + (p[n - 1] - '1'));
+	if (n >= 3 && !strncasecmp(p + n - 3, "RES", 3))
+		return 'N';
+	if (n >= 1) {
+		char c = (char)toupper((unsigned char)p[n - 1]);
+
+		if (c == 'A' || c == 'B' || c == 'C' || c == 'N')
+			return c;
+	}
+	return 0;
+}
+
+void sv_dataset_guess(const char *name, char unit[4], char *phase)
+{
+	const char *dot = strchr(name, '.');
+	size_t ln_len = dot ? (size_t)(dot - name) : strlen(name);
+	const char *cls = NULL;
+
+	unit[0] = '\0';
+	*phase = 0;
+	for (size_t i = 0; i + 4 <= ln_len; i++) {
+		if (!strncmp(name + i, "TCTR", 4) || !strncmp(name + i, "TVTR", 4)) {
+			cls = name + i;
+			break;
+		}
+	}
+	if (cls)
+		snprintf(unit, 4, "%s", cls[1] == 'C' ? "A" : "V");
+	else if (strstr(name, ".Amp") || strstr(name, ".A.") || strstr(name, "AmpSv"))
+		snprintf(unit, 4, "A");
+	else if (strstr(name, ".Vol") || strstr(name, ".PhV.") || strstr(name, "VolSv"))
+		snprintf(unit, 4, "V");
+	if (!cls)
+		return;
+	*phase = phase_of_prefix(name, (size_t)(cls - name));
+	if (!*phase && cls + 4 < name + ln_len) {
+		/* 9-2LE numbers the instances: TCTR1..3 phases A..C, TCTR4 neutral */
+		unsigned inst = 0;
+
+		for (const char *p = cls + 4; p < name + ln_len && isdigit((unsigned char)*p); p++)
+			inst = inst * 10 + (unsigned)(*p - '0');
+		if (inst >= 1 && inst <= 4)
+			*phase = "ABCN"[inst - 1];
+	}
+}
+
 int sv_dataset_add(struct sv_dataset *ds, const char *name, enum sv_da_type type, double scale)
 {
 	unsigned size = sv_da_type_size(type), i = ds->nmembers;
@@ -108,6 +198,9 @@ int sv_dataset_add(struct sv_dataset *ds, const char *name, enum sv_da_type type
 	m->offset = ds->len;
 	m->quality = -1;
 	m->scale = value ? scale : 1;
+	m->primary = m->secondary = 1;
+	if (value)
+		sv_dataset_guess(name, m->unit, &m->phase);
 	if (type == SV_DA_QUALITY) {
 		/* it qualifies the values since the previous Quality member */
 		int prev = ds->nquality ? ds->quality_off[ds->nquality - 1] : -1;
@@ -141,6 +234,7 @@ static void build_92le(struct sv_dataset *ds)
 	for (unsigned c = 0; c < SV_92LE_CHANNELS; c++) {
 		snprintf(name, sizeof(name), "%s.instMag.i", obj[c]);
 		sv_dataset_add(ds, name, SV_DA_INT32, c < 4 ? SV_CURRENT_LSB_A : SV_VOLTAGE_LSB_V);
+		ds->m[ds->nmembers - 1].scale_src = SV_SCALE_92LE;
 		snprintf(name, sizeof(name), "%s.q", obj[c]);
 		sv_dataset_add(ds, name, SV_DA_QUALITY, 1);
 	}

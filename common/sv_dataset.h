@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sv_config.h" /* sv_dataset_member_keys */
+
 #define SV_92LE_CHANNELS 8
 #define SV_92LE_SEQDATA_LEN 64
 #define SV_CURRENT_LSB_A 0.001 /* amperes per LSB (9-2LE, 61869-9) */
@@ -126,12 +128,41 @@ unsigned sv_da_type_size(enum sv_da_type t);
 #define SV_DS_MAX_MEMBERS 64
 #define SV_DS_NAME_LEN 64
 
+/* Where a value's scale came from (said in records and summaries: 9-2LE fixes 1 mA / 10 mV, an SCL file's sVC
+ * may say otherwise). */
+enum sv_scale_source {
+	SV_SCALE_GIVEN = 0, /* the caller's (a YAML member's scale, a test) */
+	SV_SCALE_92LE,	    /* UCA 9-2LE / IEC 61869-9: 1 mA (TCTR) and 10 mV (TVTR) per LSB */
+	SV_SCALE_SCL_SVC,   /* the SCL file's sVC.scaleFactor of the data object */
+	SV_SCALE_NONE,	    /* no scale known: 1 (floats, counters) */
+};
+/* "given", "9-2LE", "SCL sVC", "none". */
+const char *sv_scale_source_name(enum sv_scale_source s);
+
+/* Where an instrument transformer ratio came from (COMTRADE's primary and secondary fields). */
+enum sv_ratio_source {
+	SV_RATIO_NONE = 0, /* not stated: primary = secondary = 1 and the values are primary (PS = P) */
+	SV_RATIO_RATINGS,  /* the SCL's TCTR ARtg / ARtgSec or TVTR VRtg / VRtgSec */
+	SV_RATIO_RAT,	   /* the SCL's winding ratio Rat (primary = Rat, secondary = 1) */
+	SV_RATIO_GIVEN,	   /* the caller's (YAML) */
+};
+/* "not stated", "SCL ratings", "SCL Rat", "given". */
+const char *sv_ratio_source_name(enum sv_ratio_source s);
+
 struct sv_ds_member {
 	char name[SV_DS_NAME_LEN]; /* the data attribute, e.g. "TCTR1.Amp.instMag.i" */
 	uint8_t type;		   /* enum sv_da_type */
 	int8_t quality;		   /* a value's quality: index into quality_off[], -1 none */
 	uint16_t offset;	   /* octets from the start of seqData */
 	double scale;		   /* a value's primary units per LSB (1 for floats read as they are) */
+	/* What a value measures, for records (COMTRADE channels) and svpub's signal: derived from the name by
+	 * sv_dataset_add() (TCTR/Amp: "A", TVTR/Vol: "V"; the phase from the LN prefix or instance, 9-2LE's
+	 * TCTR1..4 = A B C N), set by the SCL importer from the file. */
+	char unit[4];		   /* SI unit of value x scale: "A", "V", "" unknown */
+	char phase;		   /* 'A', 'B', 'C', 'N', 0 unknown */
+	uint8_t scale_src;	   /* enum sv_scale_source */
+	uint8_t ratio_src;	   /* enum sv_ratio_source */
+	double primary, secondary; /* instrument transformer ratio (COMTRADE), 1 and 1 when not stated */
 };
 
 struct sv_dataset {
@@ -156,6 +187,20 @@ void sv_dataset_init(struct sv_dataset *ds, const char *name);
  * (SV_DS_MAX_MEMBERS members, or seqData over 65535 octets).
  */
 int sv_dataset_add(struct sv_dataset *ds, const char *name, enum sv_da_type type, double scale);
+
+/* What @name (an IEC 61850 reference: [prefix]lnClass[inst].DO.DA) measures: its unit ("A" for TCTR or Amp,
+ * "V" for TVTR or Vol, else "") and its phase (the prefix's last letter A/B/C/N, L1/L2/L3, RES; else the LN
+ * instance 1..4 as 9-2LE numbers them; else 0). */
+void sv_dataset_guess(const char *name, char unit[4], char *phase);
+
+/* A member as a configuration declares it (svsub datasets[].members[], svpub streams[].members[]): one row of
+ * sv_dataset_member_keys each (name, type, scale), built with sv_dataset_add(). */
+struct sv_dataset_cfg_member {
+	char name[SV_DS_NAME_LEN]; /* the data attribute, e.g. TCTR1.Amp.instMag.i */
+	int type;		   /* enum sv_da_type */
+	double scale;		   /* primary units per LSB */
+};
+extern const struct sv_cfg_key sv_dataset_member_keys[];
 
 /* Named layouts: "9-2le" (UCA 9-2LE PhsMeas1, also IEC 61869-9's F4800S2I4U4 and F14400S6I4U4: TCTR1..4.Amp
  * and TVTR1..4.Vol, instMag.i INT32 + q, 1 mA and 10 mV per LSB). 0 or -ENOENT. */

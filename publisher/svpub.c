@@ -19,6 +19,7 @@
 #include "sv_config.h"
 #include "sv_log.h"
 #include "sv_record.h"
+#include "sv_scl.h"
 #include "svpub_config.h"
 #include "svpub_engine.h"
 
@@ -56,6 +57,11 @@ static void usage(FILE *f)
 		"                           publishing: blocks that cannot be written are counted (summary, --json,\n"
 		"                           the file's UNWRITTEN and END records) and later ones tried. -s KEY=V\n"
 		"  -s, --set KEY=VALUE      override any key, e.g. streams[0].svid=MU01, streams[*].vlan_id=-1\n"
+		"      --scl FILE           publish the streams an SCL file (SCD, CID, ...) defines for a merging unit:\n"
+		"                           svID, APPID, MAC, VLAN, confRev, datSet, SmvOpts, smpRate/smpMod, nofASDU,\n"
+		"                           the dataset and its sVC scale factors; the file's keys and -s override them\n"
+		"      --ied NAME           that merging unit (default: the file's one IED with SV control blocks)\n"
+		"      --svcb LD/NAME       only this control block (repeat, or LD/A,LD/B)\n"
 		"  -j, --json               final summary as one JSON object on stdout\n"
 		"  -q, --quiet              no status line per second\n"
 		"  -v, --verbose            more messages\n"
@@ -75,7 +81,8 @@ static void usage(FILE *f)
 		"  svpub -c configs/pub-seapath-8x4000.yaml -i eth1 -s priority=80 -s cpu=1 -s mlockall=true\n"
 		"  svpub -i eth1 -s streams[0].signal.events[0].type=fault -s streams[0].signal.events[0].at=2 \\\n"
 		"        -s streams[0].signal.events[0].current_factor=20 -s streams[0].signal.events[0].phases=a\n"
-		"  svpub -c configs/pub-61869-9-f4800.yaml --print-config\n");
+		"  svpub -c configs/pub-61869-9-f4800.yaml --print-config\n"
+		"  svpub --scl vmu.scd --svcb MU01/MSVCB01 -i eth1      the SCL file's stream, as the file says\n");
 }
 
 static int setup_process(const struct svpub_config *c)
@@ -129,7 +136,51 @@ static int setup_process(const struct svpub_config *c)
 	return 0;
 }
 
-enum { OPT_PRINT_CONFIG = 256, OPT_HELP_CONFIG };
+enum { OPT_PRINT_CONFIG = 256, OPT_HELP_CONFIG, OPT_SCL, OPT_IED, OPT_SVCB };
+
+/* --scl / --ied / --svcb as configuration keys (scl.file, scl.ied, scl.svcb; --svcb adds to the list). */
+static int scl_option(struct svpub_config *cfg, int opt, const char *arg, struct sv_cfg_error *cerr)
+{
+	char assign[SVPUB_PATH_LEN + 32];
+
+	if (opt == OPT_SVCB && cfg->scl.svcb[0])
+		snprintf(assign, sizeof(assign), "scl.svcb=%.100s,%.100s", cfg->scl.svcb, arg);
+	else
+		snprintf(assign, sizeof(assign), "scl.%s=%s", opt == OPT_SCL ? "file" : opt == OPT_IED ? "ied" : "svcb",
+			 arg);
+	return sv_config_set(svpub_config_table, cfg, assign, cerr);
+}
+
+/* scl.file: the streams come from the SCL file; the configuration file's keys apply over them (its
+ * streams[N] over stream N), then the command line (the caller's second pass). 0, or exit status 2 said. */
+static int load_scl(struct svpub_config *cfg, const char *config_path)
+{
+	static struct svpub_config scl_cfg;
+	struct sv_cfg_error cerr;
+	struct sv_scl_error serr;
+	struct sv_scl *scl;
+	char msg[1024];
+	int err;
+
+	err = sv_scl_load(&scl, cfg->scl.file, &serr);
+	if (err) {
+		fprintf(stderr, "svpub: --scl: %s\n", serr.text);
+		return 2;
+	}
+	scl_cfg = *cfg;
+	err = svpub_config_from_scl(&scl_cfg, scl, msg, sizeof(msg));
+	sv_scl_free(scl);
+	if (err) {
+		fprintf(stderr, "svpub: --scl: %s\n", msg);
+		return 2;
+	}
+	if (config_path && sv_config_load_file_over(svpub_config_table, &scl_cfg, config_path, &cerr)) {
+		fprintf(stderr, "svpub: %s\n", cerr.text);
+		return 2;
+	}
+	*cfg = scl_cfg;
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -141,6 +192,8 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },	      { "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },	      { "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
 		{ "help-config", no_argument, NULL, OPT_HELP_CONFIG },
+		{ "scl", required_argument, NULL, OPT_SCL },	      { "ied", required_argument, NULL, OPT_IED },
+		{ "svcb", required_argument, NULL, OPT_SVCB },
 		{ "help", no_argument, NULL, 'h' },	      { "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -191,6 +244,17 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* Pass 2a: --scl and its options: the streams come from the SCL file, the configuration file over them. */
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "c:i:w:xd:ur:s:jqvhV", opts, NULL)) != -1) {
+		if ((opt == OPT_SCL || opt == OPT_IED || opt == OPT_SVCB) && scl_option(&cfg, opt, optarg, &cerr)) {
+			fprintf(stderr, "svpub: --%s: %s\n", opt == OPT_SCL ? "scl" : opt == OPT_IED ? "ied" : "svcb",
+				cerr.msg);
+			return 2;
+		}
+	}
+	if (cfg.scl.file[0] && load_scl(&cfg, config_path))
+		return 2;
 	/* Pass 2: options override the file, in command-line order. */
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "c:i:w:xd:ur:s:jqvhV", opts, NULL)) != -1) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sv_record.h"
+#include "sv_scl.h"
 #include "svpub_signal.h" /* SVPUB_CHANNELS */
 
 const char *const svpub_backend_names[] = { "af_packet", "af_xdp", "pcap", NULL };
@@ -88,10 +89,23 @@ static const struct sv_cfg_key stream_table[] = {
 	SV_CFG_KEY_UINT(S, asdus, "asdus", 0, SV_TEMPLATE_MAX_ASDU, "0", "ASDUs per frame; 0 = the profile's"),
 	SV_CFG_KEY_UINT(S, count, "count", 1, 0, "0",
 			"frames to send, counted from the first one sent (mid-second when paced); 0 = unlimited"),
+	SV_CFG_KEY_LIST(S, members, nmembers, "members", sv_dataset_member_keys, "0",
+			"the dataset: INT32 + Quality pairs in seqData order (TCTRn.Amp / TVTRn.Vol names pick the "
+			"channel); none = the profile's 9-2LE PhsMeas1"),
 	SV_CFG_KEY_SECTION(S, signal, "signal", signal_table, "what the samples carry"),
 	SV_CFG_KEY_END,
 };
 #undef S
+
+#define L struct svpub_scl_cfg
+static const struct sv_cfg_key scl_table[] = {
+	SV_CFG_KEY_STRING(L, file, "file", "", "SCL file (SCD, CID, ...) whose streams replace streams[] (keys of the "
+			  "file still override them); empty = none"),
+	SV_CFG_KEY_STRING(L, ied, "ied", "", "the merging unit; empty = the file's one IED with SV control blocks"),
+	SV_CFG_KEY_STRING(L, svcb, "svcb", "", "LD/NAME[,LD/NAME...]: only these blocks; empty = every block of the IED"),
+	SV_CFG_KEY_END,
+};
+#undef L
 
 #define P struct svpub_af_packet_cfg
 static const struct sv_cfg_key af_packet_table[] = {
@@ -141,6 +155,7 @@ const struct sv_cfg_key svpub_config_table[] = {
 	SV_CFG_KEY_BOOL(C, status, "status", "true", "one status line per second on stderr"),
 	SV_CFG_KEY_SECTION(C, af_packet, "af_packet", af_packet_table, "AF_PACKET back-end"),
 	SV_CFG_KEY_SECTION(C, af_xdp, "af_xdp", af_xdp_table, "AF_XDP back-end"),
+	SV_CFG_KEY_SECTION(C, scl, "scl", scl_table, "streams from an SCL file (IEC 61850-6)"),
 	SV_CFG_KEY_LIST(C, streams, nstreams, "streams", stream_table, "1", "the streams to publish"),
 	SV_CFG_KEY_END,
 };
@@ -199,7 +214,7 @@ static const struct sv_view *stream_view(const struct svpub_stream_cfg *s, const
 {
 	static struct sv_view v;
 	static const uint8_t zero[6];
-	static uint8_t seq[SV_TEMPLATE_MAX_ASDU][SVPUB_CHANNELS * 8];
+	static uint8_t seq[SV_TEMPLATE_MAX_ASDU][SVPUB_MAX_MEMBERS * 4];
 	static uint8_t refr[SV_REFRTM_LEN];
 	const struct sv_profile *prof = svpub_stream_profile(s);
 	uint32_t rate = svpub_stream_rate(s), asdus = svpub_stream_asdus(s), smprate = stream_smprate(s, prof, rate);
@@ -239,7 +254,7 @@ static const struct sv_view *stream_view(const struct svpub_stream_cfg *s, const
 			as->present |= SV_HAS_SMPMOD;
 		}
 		as->seqData = seq[a];
-		as->seqData_len = SVPUB_CHANNELS * 8;
+		as->seqData_len = s->nmembers ? (uint16_t)(s->nmembers * 4) : SVPUB_CHANNELS * 8;
 	}
 	return &v;
 }
@@ -433,6 +448,17 @@ static int stream_rules(struct svpub_stream_cfg *s, unsigned i, struct rule *r)
 				       "no refrtm", asdus, len, SV_TEMPLATE_MAX_FRAME, asdus_that_fit(s),
 			      strlen(s->svid));
 	}
+	if (s->nmembers) {
+		uint8_t map[SVPUB_MAX_MEMBERS];
+		double conv[SVPUB_MAX_MEMBERS];
+		char msg[200];
+
+		if (svpub_stream_channels(s, map, conv, msg, sizeof(msg)) < 0) {
+			place_s(r, i, "members", NULL);
+			snprintf(path, sizeof(path), "streams[%u].members", i);
+			return broken(r, path, "%s", msg);
+		}
+	}
 	if (!s->signal.frequency)
 		s->signal.frequency = svpub_stream_nominal_hz(s);
 	if (s->signal.source == SVPUB_SOURCE_REPLAY && !s->signal.replay[0]) {
@@ -542,4 +568,165 @@ int svpub_config_resolve_file(struct svpub_config *c, const char *file, struct s
 int svpub_config_resolve(struct svpub_config *c, struct sv_cfg_error *err)
 {
 	return svpub_config_resolve_file(c, NULL, err);
+}
+
+int svpub_stream_channels(const struct svpub_stream_cfg *s, uint8_t *map, double *conv, char *msg, size_t size)
+{
+	unsigned n = 0;
+
+	if (!s->nmembers)
+		return 0;
+	if (s->nmembers % 2) {
+		snprintf(msg, size, "%u members: svpub sends INT32 + Quality pairs", s->nmembers);
+		return -EINVAL;
+	}
+	for (unsigned m = 0; m < s->nmembers; m += 2, n++) {
+		const struct sv_dataset_cfg_member *v = &s->members[m], *q = &s->members[m + 1];
+		char unit[4], phase;
+		const char *at;
+
+		if (v->type != SV_DA_INT32 || q->type != SV_DA_QUALITY) {
+			snprintf(msg, size, "members %u and %u (%s, %s) are %s and %s: svpub sends INT32 + Quality pairs", m,
+				 m + 1, v->name, q->name, sv_da_type_names[v->type], sv_da_type_names[q->type]);
+			return -EINVAL;
+		}
+		if (!(v->scale > 0)) {
+			snprintf(msg, size, "member %u (%s): scale %g: svpub needs a positive scale", m, v->name, v->scale);
+			return -EINVAL;
+		}
+		sv_dataset_guess(v->name, unit, &phase);
+		at = strchr("ABCN", phase ? phase : '?');
+		if (!unit[0] || !at) {
+			snprintf(msg, size, "member %u (%s): no signal channel fits it (a TCTR/Amp current or a TVTR/Vol "
+				 "voltage of phase A, B, C or N, named [prefix]TCTRn.Amp...)", m, v->name);
+			return -EINVAL;
+		}
+		map[n] = (uint8_t)((unit[0] == 'A' ? 0 : 4) + (at - "ABCN"));
+		conv[n] = (unit[0] == 'A' ? SV_CURRENT_LSB_A : SV_VOLTAGE_LSB_V) / v->scale;
+	}
+	return (int)n;
+}
+
+/* The blocks @c->scl.svcb names, or every block of the IED, into @sel; their number, or -EINVAL. */
+static int scl_select(const struct svpub_config *c, const struct sv_scl *scl, const char *ied, int *sel,
+		      unsigned max, char *msg, size_t size)
+{
+	char list[SVPUB_PATH_LEN], *save = NULL;
+	unsigned n = 0;
+
+	if (!c->scl.svcb[0]) {
+		for (unsigned i = 0; i < scl->ncb && n < max; i++)
+			if (!strcmp(scl->cb[i].ied, ied))
+				sel[n++] = (int)i;
+		return (int)n;
+	}
+	snprintf(list, sizeof(list), "%s", c->scl.svcb);
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int i = sv_scl_find_cb(scl, ied, t);
+
+		if (i < 0) {
+			snprintf(msg, size, "%s: IED %s has no SampledValueControl %s (scl.svcb: LD/NAME)", scl->file, ied,
+				 t);
+			return -EINVAL;
+		}
+		if (n < max)
+			sel[n++] = i;
+	}
+	return (int)n;
+}
+
+static int scl_stream(struct svpub_stream_cfg *st, const struct sv_scl *scl, int ci, char *msg, size_t size)
+{
+	const struct sv_scl_cb *cb = &scl->cb[ci];
+	const char *why = NULL;
+
+	if (cb->bad) {
+		/* the file's own words, with their line */
+		for (unsigned d = 0; d < scl->ndiag; d++) {
+			if (scl->diag[d].cb == ci && scl->diag[d].severity == SV_SCL_ERROR) {
+				sv_scl_diag_format(scl, &scl->diag[d], msg, size);
+				snprintf(msg + strlen(msg), size - strlen(msg), "; svpub cannot publish it (choose others with "
+					 "--svcb LD/NAME)");
+				return -EINVAL;
+			}
+		}
+		why = "the file describes it incompletely";
+	} else if (cb->opts & SV_SCL_OPT_SECURITY) {
+		why = "SmvOpts security: svpub does not sign frames (IEC 62351-6)";
+	} else if (cb->opts & SV_SCL_OPT_SYNCHSRC) {
+		why = "SmvOpts synchSourceId: svpub sends no gmIdentity";
+	} else if (cb->smp_mod == SV_SMPMOD_SECONDS_PER_SAMPLE) {
+		why = "smpMod SecPerSmp: svpub publishes at least one sample a second";
+	} else if (cb->ds.nmembers > SVPUB_MAX_MEMBERS) {
+		why = "its dataset has more members than svpub sends (32)";
+	} else if (cb->smp_mod == SV_SMPMOD_PER_PERIOD && cb->nominal_hz && cb->nominal_hz != 50 &&
+		   cb->nominal_hz != 60) {
+		why = "a nominal frequency other than 50 or 60 Hz";
+	}
+	if (why) {
+		snprintf(msg, size, "%s:%u: %s: %s", scl->file, cb->line, cb->ref, why);
+		return -EINVAL;
+	}
+	snprintf(st->svid, sizeof(st->svid), "%s", cb->svid);
+	st->appid = cb->appid;
+	memcpy(st->dst, cb->mac, 6);
+	st->vlan_id = cb->vlan_id;
+	st->vlan_priority = cb->vlan_priority;
+	st->conf_rev = cb->conf_rev;
+	snprintf(st->datset, sizeof(st->datset), "%s", cb->opts & SV_SCL_OPT_DATSET ? cb->datset_ref : "");
+	st->refrtm = cb->opts & SV_SCL_OPT_REFRTM;
+	st->smprate = cb->opts & SV_SCL_OPT_SMPRATE;
+	st->smpmod = SVPUB_AUTO; /* sent when not SmpPerPeriod */
+	if (cb->smp_mod == SV_SMPMOD_PER_SECOND) {
+		snprintf(st->profile, sizeof(st->profile), "F4800S2I4U4");
+		st->sample_rate = cb->smp_rate;
+	} else {
+		unsigned hz = cb->nominal_hz ? cb->nominal_hz : 50; /* said by svpub when the file is silent */
+
+		snprintf(st->profile, sizeof(st->profile), "9-2le-%uhz", hz);
+		st->sample_rate = (uint32_t)cb->smp_rate * hz;
+	}
+	st->asdus = cb->nof_asdu;
+	st->nmembers = cb->ds.nmembers;
+	for (unsigned m = 0; m < cb->ds.nmembers; m++) {
+		snprintf(st->members[m].name, sizeof(st->members[m].name), "%s", cb->ds.m[m].name);
+		st->members[m].type = cb->ds.m[m].type;
+		st->members[m].scale = cb->ds.m[m].scale;
+	}
+	return 0;
+}
+
+int svpub_config_from_scl(struct svpub_config *c, const struct sv_scl *scl, char *msg, size_t size)
+{
+	static struct svpub_config defaults; /* one stream's defaults (setup: single-threaded) */
+	int sel[SVPUB_MAX_STREAMS], n, err;
+	const char *ied = c->scl.ied[0] ? c->scl.ied : NULL;
+
+	if (!ied) {
+		unsigned np = sv_scl_publishers(scl, &ied);
+
+		if (np != 1) {
+			snprintf(msg, size, "%s: %s: choose the merging unit with --ied NAME (scl.ied)%s%s", scl->file,
+				 np ? "several IEDs have SV control blocks" : "no IED has an SV control block",
+				 np ? ", e.g. " : "", np ? ied : "");
+			return -EINVAL;
+		}
+	}
+	n = scl_select(c, scl, ied, sel, SVPUB_MAX_STREAMS, msg, size);
+	if (n < 0)
+		return n;
+	if (!n) {
+		snprintf(msg, size, "%s: IED %s has no SampledValueControl", scl->file, ied);
+		return -EINVAL;
+	}
+	if (svpub_config_init(&defaults))
+		return -EINVAL;
+	for (int k = 0; k < n; k++) {
+		c->streams[k] = defaults.streams[0];
+		err = scl_stream(&c->streams[k], scl, sel[k], msg, size);
+		if (err)
+			return err;
+	}
+	c->nstreams = (unsigned)n;
+	return 0;
 }

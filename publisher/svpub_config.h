@@ -19,6 +19,8 @@
 #define SVPUB_MAX_EVENTS 16
 #define SVPUB_MAX_HARMONICS 8
 #define SVPUB_PATH_LEN 256
+/* members of a declared dataset: INT32 + Quality pairs, 16 channels at most */
+#define SVPUB_MAX_MEMBERS 32
 
 enum svpub_backend { SVPUB_BACKEND_AF_PACKET, SVPUB_BACKEND_AF_XDP, SVPUB_BACKEND_PCAP };
 enum svpub_clock { SVPUB_CLOCK_TAI, SVPUB_CLOCK_REALTIME };
@@ -93,7 +95,19 @@ struct svpub_stream_cfg {
 	uint32_t sample_rate; /* 0: the profile's */
 	uint16_t asdus;	      /* 0: the profile's */
 	uint64_t count;	      /* frames, 0 = unlimited */
+	/* the dataset (none: the profile's, 9-2LE PhsMeas1): INT32 + Quality pairs, each INT32 carrying the signal
+	 * channel its name says (TCTR/Amp: a current, TVTR/Vol: a voltage, phase from the LN; sv_dataset_guess)
+	 * at its scale */
+	unsigned nmembers;
+	struct sv_dataset_cfg_member members[SVPUB_MAX_MEMBERS];
 	struct svpub_signal_cfg signal;
+};
+
+/* scl: the streams of an SCL file's merging unit (svpub --scl FILE [--ied NAME] [--svcb LD/NAME]). */
+struct svpub_scl_cfg {
+	char file[SVPUB_PATH_LEN];
+	char ied[65];
+	char svcb[SVPUB_PATH_LEN]; /* LD/NAME[,LD/NAME...]: those blocks only; empty: every block of the IED */
 };
 
 struct svpub_af_packet_cfg {
@@ -136,6 +150,7 @@ struct svpub_config {
 	bool status;
 	struct svpub_af_packet_cfg af_packet;
 	struct svpub_af_xdp_cfg af_xdp;
+	struct svpub_scl_cfg scl;
 	unsigned nstreams;
 	struct svpub_stream_cfg streams[SVPUB_MAX_STREAMS];
 };
@@ -160,6 +175,19 @@ int svpub_config_resolve_file(struct svpub_config *c, const char *file, struct s
 /* Where the frames go: a file for pcap, an interface for live back-ends, and an end (duration or every
  * stream's count) for a file, which is written unpaced. 0 or -EINVAL with @err->text set. */
 int svpub_config_check_output(const struct svpub_config *c, struct sv_cfg_error *err);
+
+/* Fills @c's streams from the blocks @c->scl names in @scl (svID, APPID, MAC, VLAN, confRev, datSet, SmvOpts,
+ * smpRate/smpMod as profile and rate, nofASDU, the dataset's members and scales), replacing its list. 0, or
+ * -EINVAL with "file:line: why" in @msg: a block of the file's errors (no SMV address, a dataset that does not
+ * resolve, a duplicate APPID), or one svpub cannot send (security, gmIdentity, SecPerSmp, a dataset that is
+ * not INT32 + Quality pairs); the IED or a block not found. */
+struct sv_scl;
+int svpub_config_from_scl(struct svpub_config *c, const struct sv_scl *scl, char *msg, size_t size);
+
+/* The channels of a stream with members: for each INT32 + Quality pair, the signal channel (0..7: Ia Ib Ic In
+ * Va Vb Vc Vn) in @map and the factor from 9-2LE LSBs to its scale in @conv. Returns the number of pairs, 0
+ * without members (the profile's 8 channels), or -EINVAL with @msg set (not pairs, a member no channel fits). */
+int svpub_stream_channels(const struct svpub_stream_cfg *s, uint8_t *map, double *conv, char *msg, size_t size);
 
 /* The profile, sample rate and ASDUs per frame of a resolved stream. */
 const struct sv_profile *svpub_stream_profile(const struct svpub_stream_cfg *s);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -38,6 +39,10 @@ struct pend {
 struct stream_rt {
 	const struct svpub_stream_cfg *cfg;
 	struct sv_template tpl;
+	/* a declared dataset (streams[].members): pair k carries signal channel map[k], x conv from 9-2LE LSBs */
+	int npairs;
+	uint8_t map[SVPUB_MAX_MEMBERS];
+	double conv[SVPUB_MAX_MEMBERS];
 	struct svpub_signal sig;
 	uint32_t rate, asdus;
 	int64_t period_ns;
@@ -314,7 +319,20 @@ static bool frame_build(struct svpub *p, struct stream_rt *st, uint8_t *out, uin
 			*smp_cnt = (uint16_t)cnt;
 		}
 		sv_template_set_smpcnt(&st->tpl, a, (uint16_t)cnt);
-		sv_template_set_values(&st->tpl, a, values, quality);
+		if (st->npairs) {
+			int32_t v[SVPUB_MAX_MEMBERS];
+			uint32_t q[SVPUB_MAX_MEMBERS];
+
+			for (int k = 0; k < st->npairs; k++) {
+				double x = nearbyint(values[st->map[k]] * st->conv[k]);
+
+				v[k] = x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : (int32_t)x;
+				q[k] = quality[st->map[k]];
+			}
+			sv_template_set_values(&st->tpl, a, v, q);
+		} else {
+			sv_template_set_values(&st->tpl, a, values, quality);
+		}
 		/* refrTm: the sample's instant, UTC, TimeQuality: clock synchronised, 24-bit accuracy field 0x18 */
 		sv_template_set_refrtm(&st->tpl, a, sv_sample_time_ns(sec, cnt, st->rate) + p->to_utc_ns, 0x18);
 	}
@@ -634,6 +652,16 @@ int svpub_create(struct svpub **pp, const struct svpub_config *c)
 		if (err < 0)
 			goto out_free;
 		st->queue = err;
+		{
+			char msg[200];
+
+			st->npairs = svpub_stream_channels(st->cfg, st->map, st->conv, msg, sizeof(msg));
+			if (st->npairs < 0) { /* refused by svpub_config_resolve(): not expected */
+				sv_err("stream %s: %s", st->cfg->svid, msg);
+				err = -EINVAL;
+				goto out_free;
+			}
+		}
 		err = build_template(p, st);
 		if (err)
 			goto out_free;

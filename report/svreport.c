@@ -29,6 +29,8 @@ static void usage(FILE *f)
 "\n"
 "  -b, --budgets FILE      YAML budgets (default: max of T0-T4 250us, of T1-T2b 100us, of T3-T4 100us)\n"
 "  -H, --html FILE         write one self-contained HTML report with SVG plots\n"
+"      --comtrade FILE      plot this COMTRADE disturbance record (.cfg or .cff, svsub --comtrade) in the\n"
+"                           HTML report: the phase currents around the trigger, the trip marked\n"
 "  -j, --json              print the report as one JSON object on stdout (summary goes to stderr)\n"
 "  -c, --csv FILE          export every per-frame record as CSV (pandas: pd.read_csv)\n"
 "  -C, --cyclictest FILE   cyclictest -q -h N --histfile output (or its summary) as the host baseline\n"
@@ -80,10 +82,13 @@ int main(int argc, char **argv)
 		{"label", required_argument, NULL, 'l'},
 		{"max-frames", required_argument, NULL, 1}, {"exact-limit", required_argument, NULL, 2},
 		{"verdict-exit", no_argument, NULL, 3},	   {"quiet", no_argument, NULL, 'q'},
+		{"comtrade", required_argument, NULL, 4},
 		{"help", no_argument, NULL, 'h'},	   {"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *budget_path = NULL, *html_path = NULL, *csv_path = NULL, *ct_path = NULL;
+	const char *budget_path = NULL, *html_path = NULL, *csv_path = NULL, *ct_path = NULL, *dr_path = NULL;
+	static struct sv_ct_data dr;
+	bool have_dr = false;
 	const char *guests[SVR_MAX_FILES], *aliases[32], *labels[SVR_MAX_GUESTS];
 	unsigned nguests = 0, naliases = 0, nlabels = 0;
 	bool json = false, quiet = false, verdict_exit = false;
@@ -118,6 +123,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			ct_path = optarg;
+			break;
+		case 4:
+			dr_path = optarg;
 			break;
 		case 'g':
 			if (nguests >= SVR_MAX_FILES || !strchr(optarg, '=') || optarg[0] == '=') {
@@ -191,6 +199,16 @@ int main(int argc, char **argv)
 	}
 	if (budgets.clock_tolerance_ns >= 0)
 		cfg.clock_tolerance_ns = budgets.clock_tolerance_ns;
+	if (dr_path) {
+		char msg[300];
+
+		err = sv_ct_read(&dr, dr_path, msg, sizeof(msg));
+		if (err) {
+			fprintf(stderr, "svreport: --comtrade %s: %s\n", dr_path, msg[0] ? msg : strerror(-err));
+			return 1;
+		}
+		have_dr = true;
+	}
 	if (ct_path && svr_cyclic_load(&ct, ct_path, errbuf, sizeof(errbuf))) {
 		fprintf(stderr, "svreport: cyclictest: %s\n", errbuf);
 		return 1;
@@ -296,7 +314,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "svreport: %s: %s\n", html_path, strerror(errno));
 			goto out;
 		}
-		if (svr_write_html(r, &budgets, &ev, &ct, h) | fclose(h)) {
+		if (svr_write_html(r, &budgets, &ev, &ct, have_dr ? &dr : NULL, h) | fclose(h)) {
 			fprintf(stderr, "svreport: %s: write failed\n", html_path);
 			goto out;
 		}

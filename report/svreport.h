@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sv_comtrade.h"
 #include "sv_record.h"
 #include "sv_stats.h"
 
@@ -377,8 +378,10 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 		   const struct svr_cyclic *ct, FILE *f);
 int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e,
 		   const struct svr_cyclic *ct, FILE *f);
+/* @dr: a COMTRADE disturbance record to plot (its phase currents around the trigger, the trip marked), or
+ * NULL. */
 int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e,
-		   const struct svr_cyclic *ct, FILE *f);
+		   const struct svr_cyclic *ct, const struct sv_ct_data *dr, FILE *f);
 /* True when the reader stepped over or dropped anything in a file (blocks, invalid or orphaned records). */
 bool svr_damaged(const struct sv_record_reader_damage *d);
 /* What a file's damage cost, for the text and HTML reports: "2 block(s) skipped (8192 octets, at least 40

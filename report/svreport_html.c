@@ -633,8 +633,75 @@ static void table_hop(FILE *f, struct svr *r, unsigned a, unsigned b, int g, int
 	fprintf(f, "<td>%s</td></tr>\n", h.from_summaries ? "summaries" : h.lat.exact ? "frames, exact" : "frames");
 }
 
+/* A disturbance record: the phase currents (the A channels of phases A, B, C; else the first three) against
+ * time from the trigger, vertical lines at the trigger (pickup) and where its TRIP status channel rises. */
+static void plot_disturbance(FILE *f, const struct sv_ct_data *d)
+{
+	const struct sv_ct_record *r = &d->r;
+	double t0 = (double)(r->trigger_utc_ns - r->start_utc_ns) / 1e9, lo = INFINITY, hi = -INFINITY;
+	unsigned ch[3], nch = 0, trip_col = r->ndig;
+	int trip_row = -1;
+	struct plot p;
+	char title[256];
+
+	for (const char *ph = "ABC"; *ph && nch < 3; ph++)
+		for (unsigned i = 0; i < r->nan; i++)
+			if (!strcmp(r->an[i].uu, "A") && r->an[i].ph[0] == *ph) {
+				ch[nch++] = i;
+				break;
+			}
+	if (!nch)
+		for (unsigned i = 0; i < r->nan && nch < 3; i++)
+			ch[nch++] = i;
+	for (unsigned i = 0; i < r->ndig; i++)
+		if (!strcmp(r->dig[i].id, "TRIP"))
+			trip_col = i;
+	for (uint32_t n = 0; n < d->n; n++) {
+		for (unsigned k = 0; k < nch; k++) {
+			double v = d->v[(size_t)n * r->nan + ch[k]];
+
+			if (isfinite(v)) {
+				lo = v < lo ? v : lo;
+				hi = v > hi ? v : hi;
+			}
+		}
+		if (trip_row < 0 && trip_col < r->ndig && d->d[(size_t)n * r->ndig + trip_col])
+			trip_row = (int)n;
+	}
+	if (!isfinite(lo))
+		lo = hi = 0;
+	fputs("<h2>Disturbance record</h2><p>", f);
+	esc(f, r->station);
+	fputs(" ", f);
+	esc(f, r->device);
+	fprintf(f, ": %u samples at %g/s, %s; time 0 is the trigger (pickup)%s</p>\n", d->n, r->rate,
+		sv_ct_format_names[r->format], trip_row >= 0 ? ", the red line the trip" : "");
+	snprintf(title, sizeof(title), "Phase currents around the trip (%u channels)", nch);
+	plot_begin(&p, f, title, "seconds from the trigger", false, r->nan ? r->an[ch[0]].uu : "", false,
+		   -t0, d->n ? d->t_s[d->n - 1] - t0 : 1, false, lo, hi, false);
+	for (unsigned k = 0; k < nch; k++) {
+		poly_begin(&p, k, false);
+		for (uint32_t n = 0; n < d->n; n++) {
+			double v = d->v[(size_t)n * r->nan + ch[k]];
+
+			if (isfinite(v))
+				poly_pt(&p, d->t_s[n] - t0, v);
+		}
+		poly_end(&p);
+		plot_legend(&p, r->an[ch[k]].id, k, false);
+	}
+	fprintf(f, "<line class=\"trigger\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#000\" "
+		   "stroke-dasharray=\"4 3\"/>\n", tx(&p, 0), MT, tx(&p, 0), H - MB);
+	if (trip_row >= 0)
+		fprintf(f, "<line class=\"trip\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c00\" "
+			   "stroke-width=\"2\"/>\n", tx(&p, d->t_s[trip_row] - t0), MT, tx(&p, d->t_s[trip_row] - t0),
+			H - MB);
+	plot_legend(&p, "trigger (pickup)", 7, true);
+	plot_end(&p);
+}
+
 int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_eval *e,
-		   const struct svr_cyclic *ct, FILE *f)
+		   const struct svr_cyclic *ct, const struct sv_ct_data *dr, FILE *f)
 {
 	uint8_t pairs[64][2];
 	char lab[96], title[160], buf[32];
@@ -864,6 +931,8 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 		}
 		fputs("</table>\n", f);
 	}
+	if (dr)
+		plot_disturbance(f, dr);
 	fprintf(f, "<p><small>svreport %s</small></p>\n</body></html>\n", SVKIT_VERSION);
 	return ferror(f) ? -EIO : 0;
 }

@@ -24,10 +24,34 @@
 #include "sv_codec.h"
 #include "sv_config.h"
 #include "sv_dataset.h"
+#include "sv_scl.h"
 #include "svsub_track.h"
 
 /* Channels (the dataset's values) delivered per sample; 9-2LE has 8, IEC 61869-9 F14400S6I4U4 8. */
 #define SVAPP_MAX_CHANNELS 32
+
+/* A protection decision, for a disturbance recorder (svsub --comtrade). The trigger is the pickup: the first
+ * sample over pickup; the trip (the deciding sample) and the fault inception (the first sample that departs
+ * from the one a cycle before, when the application can tell) are marked as well. Times are sample times on
+ * the source's clock (receive times when the stream has none). */
+struct svapp_trip {
+	uint16_t pickup_smpCnt, trip_smpCnt, inception_smpCnt;
+	bool has_inception;
+	int64_t pickup_ns, trip_ns, inception_ns;
+	char phases[4];
+};
+
+/* What else sees the samples an application gets (svsub's COMTRADE recorder): per stream, once, then every
+ * delivered sample before the application's, and the application's trips. Same rules as the application's
+ * callbacks (no allocation per sample; stream_new may allocate). */
+struct svapp_stream;
+struct svapp_sample;
+struct svapp_hooks {
+	void *ctx;
+	int (*stream_new)(void *ctx, struct svapp_stream *s);
+	void (*sample)(void *ctx, struct svapp_stream *s, const struct svapp_sample *x);
+	void (*trip)(void *ctx, struct svapp_stream *s, const struct svapp_trip *t);
+};
 
 /* Parameters of the shipped applications (svsub options / config keys). */
 struct svapp_params {
@@ -39,6 +63,7 @@ struct svapp_params {
 	double current_lsb_a;  /* amperes per LSB of the current channels, 0: the dataset's scale (9-2LE 0.001) */
 	uint32_t max_streams;  /* the tracker's table size (stream index bound), 0: default */
 	bool rx_clock_tai;     /* rx_ns is on CLOCK_TAI now (live); false: a capture's timeline */
+	const struct svapp_hooks *hooks; /* a recorder beside the application, or NULL */
 };
 
 void svapp_params_init(struct svapp_params *p);
@@ -50,6 +75,8 @@ struct svapp_stream {
 	const char *svID;			  /* NUL-terminated */
 	const struct svsub_stream_stats *stats;	  /* the tracker's view: rate, wrap, counters */
 	void *priv;				  /* the application's per-stream state (stream_new) */
+	void *hook_priv;			  /* the hooks' per-stream state */
+	const struct svapp_hooks *hooks;	  /* svapp_params.hooks: applications report trips there */
 };
 
 /* One sample (ASDU) as delivered. Valid during the sample() call only. */
@@ -94,7 +121,8 @@ const struct svapp_ops *const *svapp_list(void);
 /* A running application bound to svsub's pipeline. */
 struct svapp;
 
-/* Returns 0, -ENOENT (no such application), -ENOMEM, or start()'s error. */
+/* Returns 0, -ENOENT (no such application), -ENOMEM, or start()'s error. @name NULL: no application, only
+ * @p->hooks get the samples (svsub --comtrade without --app). */
 int svapp_create(struct svapp **a, const char *name, const struct svapp_params *p, FILE *out);
 /* Calls stop() and frees. NULL is a no-op. */
 void svapp_destroy(struct svapp *a);
@@ -164,19 +192,13 @@ enum svsub_cfg_backend { SVSUB_CFG_AF_XDP = 0, SVSUB_CFG_AF_PACKET };
 /* datasets: what seqData holds per stream (sv_dataset.h), declared in the file only. */
 #define SVSUB_CFG_MAX_DATASETS 16
 
-struct svsub_cfg_member {
-	char name[SV_DS_NAME_LEN]; /* the data attribute, e.g. TCTR1.Amp.instMag.i */
-	int type;		   /* enum sv_da_type */
-	double scale;		   /* primary units per LSB */
-};
-
 struct svsub_cfg_dataset {
 	char svid[SV_MAX_ID_LEN + 1]; /* "" any */
 	int32_t appid;		      /* -1 any */
 	char name[SV_DS_NAME_LEN];    /* "" the profile's, else the svID */
 	char profile[16];	      /* "9-2le", "none", or "" with members */
 	unsigned nmembers;
-	struct svsub_cfg_member members[SV_DS_MAX_MEMBERS];
+	struct sv_dataset_cfg_member members[SV_DS_MAX_MEMBERS];
 };
 
 struct svsub_file_config {
@@ -205,6 +227,13 @@ struct svsub_file_config {
 	uint32_t record_flush_ms; /* --record: a partial block is written after N ms, 0 never */
 	uint32_t record_sync_ms; /* --record: fdatasync period, 0 never */
 	uint32_t record_min_free_mib; /* --record: free-space floor, 0 none */
+	char comtrade[256];	/* --comtrade DIR: disturbance records ("" none) */
+	int comtrade_format;	/* enum sv_ct_format */
+	bool comtrade_cff;	/* one .cff per record */
+	double comtrade_pre_ms, comtrade_post_ms;
+	char comtrade_range[64]; /* "FROM,TO" seconds after each stream's first sample, "" none */
+	char scl[256];		/* --scl: SCL file whose control blocks the streams are checked against */
+	char ied[SV_SCL_NAME_LEN]; /* --ied: the IED whose subscriptions are expected ("" the whole file) */
 	unsigned ndatasets;
 	struct svsub_cfg_dataset datasets[SVSUB_CFG_MAX_DATASETS];
 };

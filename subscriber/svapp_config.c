@@ -9,15 +9,8 @@
 #include "svapp.h"
 
 const char *const svsub_cfg_backend_names[] = { "af_xdp", "af_packet", NULL };
-
-static const struct sv_cfg_key member_table[] = {
-	SV_CFG_KEY_STRING(struct svsub_cfg_member, name, "name", "", "the data attribute, e.g. TCTR1.Amp.instMag.i"),
-	SV_CFG_KEY_ENUM(struct svsub_cfg_member, type, "type", sv_da_type_names, "INT32",
-			"BOOLEAN, INT8, INT16, INT32, INT64, INT8U, INT16U, INT32U, FLOAT32, FLOAT64, Quality, Timestamp"),
-	SV_CFG_KEY_DOUBLE(struct svsub_cfg_member, scale, "scale", -1e12, 1e12, "1",
-			  "a value's primary units (A, V, ...) per LSB; not 0"),
-	SV_CFG_KEY_END,
-};
+/* sv_ct_format's order */
+static const char *const comtrade_formats[] = { "binary32", "float32", "ascii", NULL };
 
 #define D struct svsub_cfg_dataset
 static const struct sv_cfg_key dataset_table[] = {
@@ -26,7 +19,7 @@ static const struct sv_cfg_key dataset_table[] = {
 	SV_CFG_KEY_STRING(D, name, "name", "", "its name in the summary; empty = the profile's, else the svid"),
 	SV_CFG_KEY_STRING(D, profile, "profile", "",
 			  "a named layout instead of members: 9-2le, or none (never read these streams' seqData)"),
-	SV_CFG_KEY_LIST(D, members, nmembers, "members", member_table, "0", "the members in seqData order"),
+	SV_CFG_KEY_LIST(D, members, nmembers, "members", sv_dataset_member_keys, "0", "the members in seqData order"),
 	SV_CFG_KEY_END,
 };
 #undef D
@@ -66,6 +59,19 @@ const struct sv_cfg_key svsub_config_table[] = {
 	SV_CFG_KEY_BOOL(C, clock_trusted, "clock_trusted", "false",
 			"live: treat the host clock as synchronised whatever adjtimex says (publisher on the same clock)"),
 	SV_REC_CFG_ROWS(C, "--record"),
+	SV_CFG_KEY_STRING(C, comtrade, "comtrade", "",
+			  "directory for COMTRADE records: one around each trip of --app overcurrent, and comtrade_range"),
+	SV_CFG_KEY_ENUM(C, comtrade_format, "comtrade_format", comtrade_formats, "binary32",
+			"the .dat: binary32 (raw counts x a), float32 (primary values), ascii"),
+	SV_CFG_KEY_BOOL(C, comtrade_cff, "comtrade_cff", "false", "one .cff file per record instead of .cfg/.dat/.hdr"),
+	SV_CFG_KEY_DOUBLE(C, comtrade_pre_ms, "comtrade_pre_ms", 0, 30000, "100", "record before the trigger (pickup), ms"),
+	SV_CFG_KEY_DOUBLE(C, comtrade_post_ms, "comtrade_post_ms", 0, 30000, "200", "record after the trigger, ms"),
+	SV_CFG_KEY_STRING(C, comtrade_range, "comtrade_range", "",
+			  "FROM,TO: a continuous record per stream of these seconds after its first sample (at most 60 s)"),
+	SV_CFG_KEY_STRING(C, scl, "scl", "",
+			  "SCL file (SCD, CID, ...): check every stream against its control block; its datasets and "
+			  "scales apply; empty = none"),
+	SV_CFG_KEY_STRING(C, ied, "ied", "", "scl: the IED whose subscriptions are expected; empty = every block"),
 	SV_CFG_KEY_LIST(C, datasets, ndatasets, "datasets", dataset_table, "0",
 			"what seqData holds, per stream (the first that matches); without one, 64 octets are 9-2LE "
 			"and other lengths are not read"),
@@ -190,7 +196,7 @@ static int dataset_rule(const struct svsub_cfg_dataset *d, unsigned i, struct sv
 	} else {
 		sv_dataset_init(&r->ds, "");
 		for (unsigned m = 0; m < d->nmembers; m++) {
-			const struct svsub_cfg_member *cm = &d->members[m];
+			const struct sv_dataset_cfg_member *cm = &d->members[m];
 			char auto_name[24];
 			int err;
 

@@ -46,11 +46,13 @@ struct svapp {
 	uint8_t *state;			/* 0 unseen, 1 delivered, 2 refused by stream_new */
 	struct svapp_counts n;
 	struct svapp_sample x;		/* reused for every sample: no allocation per sample */
+	const struct svapp_hooks *hooks;
 };
 
 int svapp_create(struct svapp **out, const char *name, const struct svapp_params *p, FILE *f)
 {
-	const struct svapp_ops *ops = svapp_find(name);
+	static const struct svapp_ops none = { .name = "none" };
+	const struct svapp_ops *ops = name ? svapp_find(name) : &none;
 	struct svapp *a;
 	int err;
 
@@ -67,7 +69,8 @@ int svapp_create(struct svapp **out, const char *name, const struct svapp_params
 		err = -ENOMEM;
 		goto err_free;
 	}
-	err = ops->start(&a->ctx, p, f);
+	a->hooks = p->hooks;
+	err = ops->start ? ops->start(&a->ctx, p, f) : 0;
 	if (err)
 		goto err_free;
 	*out = a;
@@ -122,7 +125,10 @@ void svapp_frame(struct svapp *a, struct svsub_tracker *t, const struct sv_view 
 			s->index = (unsigned)r->stream;
 			s->appid = s->stats->appid;
 			s->svID = s->stats->svID;
+			s->hooks = a->hooks;
 			a->state[r->stream] = 2;
+			if (a->hooks && a->hooks->stream_new && a->hooks->stream_new(a->hooks->ctx, s))
+				continue;
 			if (a->ops->stream_new && a->ops->stream_new(a->ctx, s))
 				continue;
 			a->state[r->stream] = 1;
@@ -156,7 +162,10 @@ void svapp_frame(struct svapp *a, struct svsub_tracker *t, const struct sv_view 
 			x->quality[c] = sv_dataset_channel_quality(r->dataset, as->seqData, c);
 		}
 		a->n.delivered++;
-		a->ops->sample(a->ctx, s, x);
+		if (a->hooks && a->hooks->sample)
+			a->hooks->sample(a->hooks->ctx, s, x);
+		if (a->ops->sample)
+			a->ops->sample(a->ctx, s, x);
 	}
 }
 

@@ -27,6 +27,8 @@
  * stop. Per sample: no allocation; the line is written only on a trip or reset.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +50,13 @@ struct oc_stream {
 	uint16_t fault_smpCnt;
 	bool fault_has_time;
 	int64_t fault_rx_ns, fault_sample_ns;
+	/* fault inception: the first sample of the run of samples that depart from the one a cycle before
+	 * (|x[n] - x[n-N]| over a tenth of the pickup's peak on some phase), when it began within a cycle of the
+	 * pickup */
+	bool departing, has_inception, episode_inception;
+	uint16_t inception_smpCnt;
+	int64_t inception_ns;
+	unsigned since_inception;
 	uint64_t trips, resets, blocked, not_ready, unsupported;
 	double cosv[SVAPP_DFT_MAX_N], sinv[SVAPP_DFT_MAX_N];
 	struct svapp_dft dft[NPH];
@@ -197,9 +206,27 @@ static void emit_trip(struct oc *o, struct svapp_stream *s, struct oc_stream *st
 	sv_json_kv_double(j, "pickup_a", o->p.pickup_a);
 	sv_json_kv_uint(j, "trip_samples", st->trip_n);
 	sv_json_kv_bool(j, "simulated", x->simulated);
+	if (st->episode_inception)
+		sv_json_kv_uint(j, "inception_smpCnt", st->inception_smpCnt);
+	else
+		sv_json_kv_null(j, "inception_smpCnt");
 	sv_json_object_end(j);
 	sv_json_end(j);
 	fflush(o->out);
+	if (s->hooks && s->hooks->trip) {
+		struct svapp_trip t = {
+			.pickup_smpCnt = st->fault_smpCnt,
+			.trip_smpCnt = x->smpCnt,
+			.inception_smpCnt = st->inception_smpCnt,
+			.has_inception = st->episode_inception,
+			.pickup_ns = st->fault_has_time ? st->fault_sample_ns : st->fault_rx_ns,
+			.trip_ns = x->has_sample_time ? x->sample_ns : x->rx_ns,
+			.inception_ns = st->inception_ns,
+		};
+
+		snprintf(t.phases, sizeof(t.phases), "%s", phases);
+		s->hooks->trip(s->hooks->ctx, s, &t);
+	}
 }
 
 static void emit_reset(struct oc *o, struct svapp_stream *s, const struct svapp_sample *x)
@@ -256,11 +283,30 @@ static void oc_sample(void *ctx, struct svapp_stream *s, const struct svapp_samp
 		memset(st->over, 0, sizeof(st->over));
 		st->episode = false;
 	}
-	for (unsigned ph = 0; ph < NPH; ph++) {
-		/* amperes: --current-lsb when given, else the dataset's scale of the channel */
-		double lsb = o->p.current_lsb_a > 0 ? o->p.current_lsb_a : x->dataset->m[x->dataset->value[ph]].scale;
+	{
+		bool depart = false;
 
-		svapp_dft_push(&st->dft[ph], x->values[ph] * lsb);
+		for (unsigned ph = 0; ph < NPH; ph++) {
+			/* amperes: --current-lsb when given, else the dataset's scale of the channel */
+			double lsb = o->p.current_lsb_a > 0 ? o->p.current_lsb_a : x->dataset->m[x->dataset->value[ph]].scale;
+			struct svapp_dft *d = &st->dft[ph];
+			double a = x->values[ph] * lsb;
+
+			/* the sample a cycle before is the one this push replaces */
+			if (svapp_dft_ready(d) && fabs(a - d->win[d->pos]) > 0.1 * M_SQRT2 * o->p.pickup_a)
+				depart = true;
+			svapp_dft_push(d, a);
+		}
+		if (depart && !st->departing) {
+			st->departing = true;
+			st->has_inception = true;
+			st->inception_smpCnt = x->smpCnt;
+			st->inception_ns = x->has_sample_time ? x->sample_ns : x->rx_ns;
+			st->since_inception = 0;
+		} else if (!depart) {
+			st->departing = false;
+		}
+		st->since_inception++;
 	}
 	if (sample_blocks(o, x))
 		st->block_left = st->n; /* this sample stays in the window for n samples */
@@ -280,6 +326,8 @@ static void oc_sample(void *ctx, struct svapp_stream *s, const struct svapp_samp
 		if (rms[ph] >= o->p.pickup_a) {
 			if (!st->episode) {
 				st->episode = true;
+				/* an inception within the last cycle is this fault's */
+				st->episode_inception = st->has_inception && st->since_inception <= st->n;
 				st->fault_smpCnt = x->smpCnt;
 				st->fault_rx_ns = x->rx_ns;
 				st->fault_has_time = x->has_sample_time;

@@ -22,6 +22,8 @@
 #include "sv_pcap.h"
 #include "svsub_proc.h"
 #include "svsub_rec.h"
+#include "svsub_scl.h"
+#include "svsub_comtrade.h"
 #include "svsub_summary.h"
 #include "svsub_track.h"
 #include "svapp.h" /* app: applications, -c FILE */
@@ -169,6 +171,25 @@ static void usage(FILE *f)
 "      --no-block-test      overcurrent: do not block on test quality or simulated samples\n"
 "      --current-lsb A      amperes per LSB of the current channels (%s; 0 = the dataset's scale, 0.001\n"
 "                           for 9-2LE: the default)\n"
+"COMTRADE (IEEE C37.111-2013):\n"
+"      --comtrade DIR       write a record into DIR around each trip of --app overcurrent: trigger = the\n"
+"                           pickup (first sample over pickup), status channels PICKUP, TRIP, INCEPTION,\n"
+"                           MISSING (lost samples, marked as missing data) and per channel _INVALID/_TEST;\n"
+"                           times in UTC with tmq_code/leapsec from the clock; written off the receive thread\n"
+"      --comtrade-format F  binary32 (default: raw counts, a = scale), float32 (primary values), ascii\n"
+"      --comtrade-cff       one .cff per record instead of .cfg + .dat + .hdr\n"
+"      --comtrade-pre MS    record before the trigger (default 100)\n"
+"      --comtrade-post MS   record after the trigger (default 200; extended to the trip)\n"
+"      --comtrade-range FROM,TO  also one record per stream of seconds FROM..TO after its first sample\n"
+"                           (at most 60 s; without --app only this one)\n"
+"SCL (IEC 61850-6):\n"
+"      --scl FILE           check every stream against its control block in FILE (SCD, CID, ...): APPID,\n"
+"                           MAC, VLAN, confRev, datSet, nofASDU, smpRate, smpMod, dataset length; streams\n"
+"                           expected and never seen are missing. The blocks' datasets and scale factors\n"
+"                           read the values (after -c's datasets); live, their APPIDs and groups go into the\n"
+"                           receive filter unless --appid / --group are given\n"
+"      --ied NAME           expect the streams IED NAME takes (ExtRef, LSVS, IEDName), or publishes when it\n"
+"                           takes none; default: every block of the file that has an SMV address\n"
 "Configuration:\n"
 "  -c, --config FILE        YAML configuration (keys: --print-config); command-line options override it.\n"
 "                           Only there: datasets, what seqData holds per stream (svsub(1), DATASETS;\n"
@@ -202,7 +223,9 @@ static void usage(FILE *f)
 "  " PROG " --interface eth1 --backend af_packet --duration 10 --json --write rx.pcapng\n"
 "  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap --app overcurrent --pickup 1000\n"
 "  " PROG " -c configs/sub-overcurrent.yaml --interface eth1 --print-config\n"
-"  " PROG " -c configs/sub-datasets.yaml --read capture.pcap --jsonl   # seqData read as declared\n");
+"  " PROG " -c configs/sub-datasets.yaml --read capture.pcap --jsonl   # seqData read as declared\n"
+"  " PROG " --read capture.pcap --scl station.scd --ied PROT1 --json | jq .scl   # SCL checks\n"
+"  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap --app overcurrent --comtrade /tmp/dr\n");
 }
 
 enum {
@@ -232,6 +255,14 @@ enum {
 	OPT_NO_BLOCK_TEST,
 	OPT_CURRENT_LSB,
 	OPT_PRINT_CONFIG,
+	OPT_SCL,
+	OPT_IED,
+	OPT_COMTRADE,
+	OPT_COMTRADE_FORMAT,
+	OPT_COMTRADE_CFF,
+	OPT_COMTRADE_PRE,
+	OPT_COMTRADE_POST,
+	OPT_COMTRADE_RANGE,
 };
 
 /* svsub -c FILE: loaded before the options, which override it; the effective configuration is what
@@ -257,6 +288,10 @@ static const struct {
 	{ OPT_CURRENT_LSB, "current_lsb" },	{ OPT_RECORD_SIZE, "record_size_mib" },
 	{ OPT_RECORD_KEEP, "record_keep" },	{ OPT_RECORD_FLUSH, "record_flush_ms" },
 	{ OPT_RECORD_SYNC, "record_sync_ms" },	{ OPT_RECORD_MIN_FREE, "record_min_free_mib" },
+	{ OPT_SCL, "scl" },			{ OPT_IED, "ied" },
+	{ OPT_COMTRADE, "comtrade" },		{ OPT_COMTRADE_FORMAT, "comtrade_format" },
+	{ OPT_COMTRADE_PRE, "comtrade_pre_ms" },	{ OPT_COMTRADE_POST, "comtrade_post_ms" },
+	{ OPT_COMTRADE_RANGE, "comtrade_range" },
 };
 
 static const char *key_of_opt(int c)
@@ -308,6 +343,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "dropoff", required_argument, NULL, OPT_DROPOFF },
 		{ "no-block-test", no_argument, NULL, OPT_NO_BLOCK_TEST },
 		{ "current-lsb", required_argument, NULL, OPT_CURRENT_LSB },
+		{ "comtrade", required_argument, NULL, OPT_COMTRADE },
+		{ "comtrade-format", required_argument, NULL, OPT_COMTRADE_FORMAT },
+		{ "comtrade-cff", no_argument, NULL, OPT_COMTRADE_CFF },
+		{ "comtrade-pre", required_argument, NULL, OPT_COMTRADE_PRE },
+		{ "comtrade-post", required_argument, NULL, OPT_COMTRADE_POST },
+		{ "comtrade-range", required_argument, NULL, OPT_COMTRADE_RANGE },
+		{ "scl", required_argument, NULL, OPT_SCL },
+		{ "ied", required_argument, NULL, OPT_IED },
 		{ "config", required_argument, NULL, 'c' },
 		{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
@@ -375,6 +418,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -EINVAL;
 			}
 			o->app = optarg;
+			break;
+		case OPT_COMTRADE_CFF:
+			file_cfg.comtrade_cff = true;
 			break;
 		case OPT_NO_BLOCK_TEST:
 			o->app_params.no_block_test = true;
@@ -556,6 +602,111 @@ static int finish_config(struct opts *o)
 	return 1;
 }
 
+/* --comtrade DIR: the recorder, its windows and clock state. */
+static struct svsub_comtrade *comtrade;
+
+static int parse_range(const char *s, double *from, double *to)
+{
+	char a[32], b[32];
+	const char *comma = strchr(s, ',');
+
+	if (!comma || (size_t)(comma - s) >= sizeof(a) || strlen(comma + 1) >= sizeof(b))
+		return -EINVAL;
+	snprintf(a, sizeof(a), "%.*s", (int)(comma - s), s);
+	snprintf(b, sizeof(b), "%s", comma + 1);
+	return sv_parse_double(a, from) || sv_parse_double(b, to) ? -EINVAL : 0;
+}
+
+static int setup_comtrade(const struct opts *o, const struct sv_clock_sync *sync)
+{
+	struct svsub_comtrade_cfg cc = {
+		.dir = file_cfg.comtrade,
+		.format = (uint8_t)file_cfg.comtrade_format,
+		.cff = file_cfg.comtrade_cff,
+		.pre_s = file_cfg.comtrade_pre_ms / 1e3,
+		.post_s = file_cfg.comtrade_post_ms / 1e3,
+		.nominal_hz = o->track.nominal_hz ? o->track.nominal_hz : 50,
+		.live = o->interface != NULL,
+		.source = o->read ? o->read : o->interface,
+	};
+	int err;
+
+	if (file_cfg.comtrade_range[0]) {
+		cc.range = true;
+		if (parse_range(file_cfg.comtrade_range, &cc.range_from_s, &cc.range_to_s) || cc.range_from_s < 0 ||
+		    cc.range_to_s <= cc.range_from_s || cc.range_to_s - cc.range_from_s > SVSUB_CT_MAX_RANGE_S) {
+			fprintf(stderr, PROG ": --comtrade-range: '%s' is not FROM,TO seconds with 0 <= FROM < TO, at most %g s "
+				"apart\n", file_cfg.comtrade_range, SVSUB_CT_MAX_RANGE_S);
+			return -EINVAL;
+		}
+	} else if (!o->app || strcmp(o->app, "overcurrent")) {
+		fprintf(stderr, PROG ": --comtrade: records are made around the trips of --app overcurrent, or over "
+			"--comtrade-range FROM,TO\n");
+		return -EINVAL;
+	}
+	if (sync) {
+		cc.tai_offset_ns = (int64_t)sync->tai_offset_s * 1000000000;
+		cc.clock_synchronised = sv_clock_sync_ok(sync);
+		cc.max_error_ns = sync->maxerror_ns;
+		if (sync->tai_unset && !o->quiet)
+			fprintf(stderr, PROG ": --comtrade: this host's TAI offset is unset (CLOCK_TAI = REALTIME): record "
+				"times are REALTIME, not converted from TAI, and marked unreliable (tmq_code F)\n");
+	}
+	err = svsub_comtrade_create(&comtrade, &cc);
+	if (err)
+		fprintf(stderr, PROG ": --comtrade %s: %s\n", cc.dir, strerror(-err));
+	return err;
+}
+
+/* --scl FILE: the file's control blocks, the checker, their datasets after the configuration's. */
+static struct sv_scl *scl_file;
+static struct svsub_scl *scl_check;
+static struct svsub_dataset_rule *scl_rules;
+
+static int setup_scl(struct opts *o)
+{
+	struct sv_scl_error err;
+	char msg[512];
+	unsigned n;
+	int rc;
+
+	rc = sv_scl_load(&scl_file, file_cfg.scl, &err);
+	if (rc) {
+		fprintf(stderr, PROG ": --scl: %s\n", err.text);
+		return rc;
+	}
+	rc = svsub_scl_create(&scl_check, scl_file, file_cfg.ied[0] ? file_cfg.ied : NULL, msg, sizeof(msg));
+	if (rc) {
+		fprintf(stderr, PROG ": --ied: %s\n", rc == -ENOENT ? msg : strerror(-rc));
+		return rc;
+	}
+	/* the configuration's datasets first (they override), then the blocks' */
+	n = o->track.ndatasets;
+	scl_rules = calloc(n + scl_file->ncb + 1, sizeof(*scl_rules));
+	if (!scl_rules)
+		return -ENOMEM;
+	memcpy(scl_rules, dataset_rules, n * sizeof(*scl_rules));
+	n += svsub_scl_dataset_rules(scl_check, scl_rules + n, scl_file->ncb);
+	o->track.datasets = scl_rules;
+	o->track.ndatasets = n;
+#ifdef SVSUB_HAVE_RX
+	/* rx: the expected streams into the receive filter, unless the command line chose */
+	if (o->interface && !o->rx.cfg.n_appids)
+		o->rx.cfg.n_appids = svsub_scl_appids(scl_check, o->rx.cfg.appids, SVRX_MAX_APPIDS);
+	if (o->interface && !o->rx.cfg.n_groups)
+		o->rx.cfg.n_groups = svsub_scl_groups(scl_check, o->rx.cfg.groups, SVRX_MAX_GROUPS);
+#endif
+	if (!o->quiet) {
+		struct svsub_scl_counts c;
+
+		svsub_scl_counts(scl_check, &c);
+		fprintf(stderr, PROG ": %s: %u streams expected%s%s%s, %u errors in the file (listed in the summary)\n",
+			scl_file->file, c.expected, file_cfg.ied[0] ? " by IED " : "", file_cfg.ied,
+			file_cfg.ied[0] ? "" : " (every block with an SMV address)", c.errors);
+	}
+	return 0;
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -679,6 +830,10 @@ static int print_json_summary(const struct opts *o, struct svsub_proc *p, struct
 	svsub_summary_json_body(&j, p);
 	sv_json_key(&j, "record"); /* what reached the disk: null without --record */
 	sv_record_stats_json(&j, o->record, rec_st);
+	if (scl_check)
+		svsub_scl_json(scl_check, &j);
+	if (comtrade)
+		svsub_comtrade_json(comtrade, &j);
 	sv_json_object_end(&j);
 	return sv_json_end(&j);
 }
@@ -711,6 +866,8 @@ int main(int argc, char **argv)
 		return err > 0 ? 0 : EXIT_RUNTIME; /* printed the configuration, or could not */
 	sv_log_set(sv_log_stderr, (void *)PROG, o.verbose ? SV_LOG_DEBUG : SV_LOG_WARN);
 	install_signals();
+	if (file_cfg.scl[0] && setup_scl(&o))
+		return EXIT_USAGE;
 
 	if (o.interface && sv_clock_sync_read(&sync) == 0) {
 		syncp = &sync;
@@ -736,18 +893,27 @@ int main(int argc, char **argv)
 			goto out_close_reader;
 		}
 	}
-	if (o.app) { /* app */
+	if (file_cfg.comtrade[0]) {
+		err = setup_comtrade(&o, syncp);
+		if (err) {
+			ret = err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+			goto out_close_writer;
+		}
+		o.app_params.hooks = svsub_comtrade_hooks(comtrade);
+	}
+	if (o.app || comtrade) { /* app */
 		o.app_params.nominal_hz = o.track.nominal_hz ? o.track.nominal_hz : 50;
 		o.app_params.max_streams = o.track.max_streams;
 		o.app_params.rx_clock_tai = o.interface != NULL; /* svrx stamps on TAI */
 		err = svapp_create(&app, o.app, &o.app_params, stdout);
 		if (err) {
-			fprintf(stderr, PROG ": --app %s: %s\n", o.app, strerror(-err));
+			fprintf(stderr, PROG ": --app %s: %s\n", o.app ? o.app : "(none)", strerror(-err));
 			ret = EXIT_RUNTIME;
 			goto out_close_writer;
 		}
 		pcfg.app = app;
 	}
+	pcfg.scl = scl_check;
 	pcfg.jsonl = o.jsonl ? stdout : NULL;
 	pcfg.write = w;
 	pcfg.track = o.track;
@@ -831,14 +997,20 @@ int main(int argc, char **argv)
 		if (rerr && rerr != -EIO)
 			fprintf(stderr, PROG ": --record %s: %s\n", o.record, strerror(-rerr));
 	}
+	if (comtrade && svsub_comtrade_close(comtrade))
+		ret = EXIT_RUNTIME; /* said by the writer, counted in the summary */
 
 	/* Whatever happened, say what was received. */
 	if (o.json) {
 		if (print_json_summary(&o, p, r, syncp, o.record ? &rec_st : NULL))
 			ret = EXIT_RUNTIME;
 	} else if (!o.quiet) {
-		if (svsub_summary_print(o.jsonl || o.app ? stderr : stdout, p, o.histograms))
+		FILE *out = o.jsonl || o.app ? stderr : stdout;
+
+		if (svsub_summary_print(out, p, o.histograms) || (scl_check && svsub_scl_print(scl_check, out)))
 			ret = EXIT_RUNTIME;
+		if (comtrade)
+			svsub_comtrade_print(comtrade, out);
 	}
 	if (svsub_proc_output_error(p) || fflush(stdout) || ferror(stdout))
 		ret = EXIT_RUNTIME;
@@ -866,5 +1038,9 @@ out_close_writer:
 		sv_pcap_close_write(w);
 out_close_reader:
 	sv_pcap_close_read(r);
+	svsub_scl_destroy(scl_check);
+	sv_scl_free(scl_file);
+	svsub_comtrade_free(comtrade);
+	free(scl_rules);
 	return ret;
 }

@@ -13,6 +13,7 @@
 
 #include "sv_json.h"
 #include "svapp.h"
+#include "svsub_scl.h"
 
 /* Longest seqData / security field a frame can hold, as hex. */
 #define HEX_MAX (2u * 65536u + 1u)
@@ -275,6 +276,9 @@ int svsub_proc_frame(struct svsub_proc *p, const struct svsub_frame *f)
 	p->n.hsr += p->view.redundancy == SV_RED_HSR;
 	svsub_track_frame(p->track, &p->view, f->rx_ns, p->res);
 	p->last_ok = true;
+	if (p->cfg.scl)
+		svsub_scl_frame(p->cfg.scl, p->track, &p->view, p->res, f->index,
+				f->vlan_oob == SVSUB_VLAN_OOB_PRESENT, f->vlan_id, f->vlan_pcp);
 	if (p->cfg.app)
 		svapp_frame(p->cfg.app, p->track, &p->view, p->res, f->rx_ns); /* app */
 	if (p->cfg.rec) {

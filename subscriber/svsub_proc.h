@@ -42,6 +42,7 @@ struct svsub_frame {
 
 struct svapp;
 struct svsub_rec;
+struct svsub_scl;
 
 struct svsub_proc_cfg {
 	FILE *jsonl;			/* one JSON object per ASDU / malformed frame, or NULL */
@@ -50,6 +51,7 @@ struct svsub_proc_cfg {
 	struct svsub_track_cfg track;
 	struct svsub_rec *rec;		/* per-sample T3/T4 records (svsub_rec.h), or NULL */
 	int app_clock;			/* enum sv_clock_id read for T4 after the app returns (-1: no T4) */
+	struct svsub_scl *scl;		/* --scl: every stream checked against its control block, or NULL */
 };
 
 struct svsub_proc;

@@ -23,7 +23,10 @@
  *                    "latency_negative": { "count", "min_ns" },
  *                    "latency_rate_unknown", "latency_no_sample_time", "host_clock_unsynchronised",
  *                    "clock_synchronised": bool | null
- *                  } ] }
+ *                  } ],
+ *   "scl": {...} with --scl (svsub_scl.h: file, edition, ied, expected, mismatches, errors, streams[].mismatches
+ *            [{check, expected, received, frames, first_frame}], missing, unexpected),
+ *   "comtrade": {...} with --comtrade (svsub_comtrade.h: dir, format, written, dropped, failed, error, files) }
  * latency_ns is null when the stream is not synchronised (smpSynch != 2 or rate unknown) or there is evidence
  * against its clock (svsub_track.h); clock_synchronised is null when no latency could be computed. Outliers
  * (over --max-latency-ms) and latencies negative beyond the tolerance are counted apart, never in latency_ns;

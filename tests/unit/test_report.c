@@ -1412,7 +1412,7 @@ static void test_damaged_tail_and_field(void **state)
 		FILE *f = open_memstream(&out, &hlen);
 
 		assert_non_null(f);
-		assert_int_equal(svr_write_html(r, &b, &e, NULL, f), 0);
+		assert_int_equal(svr_write_html(r, &b, &e, NULL, NULL, f), 0);
 		fclose(f);
 		assert_non_null(strstr(out, "damaged: 0 block(s) skipped (0 octets, 0 records lost), 1 invalid"));
 		free(out);

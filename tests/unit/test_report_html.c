@@ -121,7 +121,7 @@ static void test_html_renders(void **state)
 	assert_int_equal(svr_nguests(r), 2);
 	f = fopen(path_of("report.html"), "w");
 	assert_non_null(f);
-	assert_int_equal(svr_write_html(r, &b, &e, &ct, f), 0);
+	assert_int_equal(svr_write_html(r, &b, &e, &ct, NULL, f), 0);
 	/* the probe: writes each svg's laid-out size and element count into the document */
 	fputs("<pre id=\"probe\"></pre><script>var o='';document.querySelectorAll('svg').forEach(function(s){"
 	      "var b=s.getBoundingClientRect();o+='SVG '+Math.round(b.width)+' '+Math.round(b.height)+' '+"
