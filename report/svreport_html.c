@@ -655,7 +655,17 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 	fprintf(f, "<h1>svkit latency report</h1>\n<p><span class=\"verdict %s\">%s</span> ",
 		svr_verdict_name(e->verdict), svr_verdict_name(e->verdict));
 	esc(f, e->why);
-	fputs("</p>\n<h2>Clock</h2><ul>", f);
+	fputs("</p>\n", f);
+	if (svr_setup(r, 0)) {
+		fputs("<h2>Setup</h2><ul>", f);
+		for (unsigned i = 0; svr_setup(r, i); i++) {
+			fputs("<li>", f);
+			esc(f, svr_setup(r, i));
+			fputs("</li>", f);
+		}
+		fputs("</ul>\n", f);
+	}
+	fputs("<h2>Clock</h2><ul>", f);
 	fprintf(f, "<li>%s%s</li>", e->clock.ok ? "ok" : "UNSYNCHRONISED",
 		e->clock.single_host ? " (every record from one host: one clock)" : "");
 	for (unsigned i = 0; i < e->clock.nreasons; i++) {

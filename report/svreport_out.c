@@ -118,6 +118,8 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			fprintf(f, "no records for %s: hops through it are not measured\n", sv_point_name(p));
 	}
 
+	for (unsigned i = 0; svr_setup(r, i); i++)
+		fprintf(f, "setup: %s\n", svr_setup(r, i));
 	for (unsigned g = 0; g < svr_nguests(r); g++)
 		if (svr_guest_label(r, g))
 			fprintf(f, "guest %s: %s\n", svr_guest_name(r, g), svr_guest_label(r, g));
@@ -457,6 +459,12 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		sv_json_string(&j, svr_guest_name(r, g));
 	sv_json_array_end(&j);
 
+	/* how the run was set up (the lab: its switch, datapath, what the switch dropped) */
+	sv_json_key(&j, "setup");
+	sv_json_array_begin(&j);
+	for (unsigned i = 0; svr_setup(r, i); i++)
+		sv_json_string(&j, svr_setup(r, i));
+	sv_json_array_end(&j);
 	/* what each guest stands for (the lab: which traffic class, which noise), null when not told */
 	sv_json_key(&j, "guest_labels");
 	sv_json_object_begin(&j);
