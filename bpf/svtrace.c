@@ -1008,7 +1008,10 @@ static void on_late(void *ctx, const struct svtrace_late *l)
 	r.feeder_comm[15] = r.holder_comm[15] = 0;
 	if (sv_record_write_thread(t->rec, &r))
 		t->rec_errors++;
-	if (!l->carrier_tid)
+	/* no carrier, or it is the feeder with the very wait just written (a netdev datapath's thread that
+	 * also delivered the frame into the guest's namespace) */
+	if (!l->carrier_tid || (l->carrier_tid == l->feeder_tid && l->carrier_wait_from_ns == l->wait_from_ns &&
+				l->carrier_wait_ns == l->wait_ns))
 		return;
 	/* The thread that carried it from T1 to T2a (a user-space switch's), at the point it ended: T2a. */
 	r = (struct sv_rec_thread){

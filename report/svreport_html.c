@@ -809,7 +809,7 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 	}
 
 	if (svr_nlate(r)) {
-		fputs("<h2>Why late</h2><table><tr><th>svID</th><th>smpCnt</th><th>guest</th><th>feeder</th>"
+		fputs("<h2>Why late</h2><table><tr><th>svID</th><th>smpCnt</th><th>guest</th><th>thread (point)</th>"
 		      "<th>waited</th><th>holder</th><th>policy/prio</th></tr>\n",
 		      f);
 		for (unsigned i = 0; i < svr_nlate(r); i++) {
@@ -822,6 +822,8 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 			esc(f, l->guest >= 0 ? svr_guest_name(r, (unsigned)l->guest) : "-");
 			fputs("</td><td>", f);
 			esc(f, l->feeder_comm);
+			/* T2b: it fed the guest; T2a: it carried the frame (a user-space switch's thread) */
+			fprintf(f, " (%s)", sv_point_name(l->point));
 			sv_stats_format_ns(l->wait_ns, buf, sizeof(buf));
 			fprintf(f, "</td><td>%s</td><td>", buf);
 			esc(f, svr_holder_label(l->holder_comm, l->holder_pid));

@@ -220,7 +220,7 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 	}
 
 	if (svr_nlate(r)) {
-		fprintf(f, "\nwhy late (worst %u waits of the guest feeders)\n", svr_nlate(r));
+		fprintf(f, "\nwhy late (worst %u waits of the threads that fed the guests or carried the frames)\n", svr_nlate(r));
 		for (unsigned i = 0; i < svr_nlate(r) && i < 10; i++) {
 			const struct svr_late *l = svr_late_get(r, i);
 			const struct svr_stream_info *st = svr_stream(r, l->stream);
