@@ -528,7 +528,7 @@ static bool ovs_port_traceable(const char *type)
  * --egress all on an Open vSwitch bridge: the ports of the bridge that holds the ingress, asked of its
  * database (in the netdev datapath they have no kernel master, and its internal port is a tap like a
  * guest's), but the ingress, the internal port, ports of kinds without a kernel interface here
- * (patch, tunnels, dpdk) and names not in the namespace. Returns how many (into names[]), -ENOENT when
+ * (patch, tunnels, dpdk) and names not in the namespace. Returns how many (into names[]), -ESRCH when
  * there is no database or the ingress is not an Open vSwitch port (the kernel's list is used), or
  * -errno when --ovsdb was given and could not be read (said).
  */
@@ -543,20 +543,20 @@ static int ovs_egress(struct tracer *t, char (*names)[16], char *skipped, size_t
 	int err, n = 0;
 
 	if (!db)
-		return -ENOENT;
+		return -ESRCH;
 	err = svtrace_ovsdb_bridge_of(db, t->o.ingress, 3000, &br, ifs, 64, why, sizeof(why));
-	if (err == -ENOENT && t->o.ovsdb) {
-		fprintf(stderr, "svtrace: --egress all: '%s' is not a port of an Open vSwitch bridge in %s: interfaces "
-			"listed from the kernel\n", t->o.ingress, db);
-		return -ENOENT;
+	if (err == -ESRCH) {
+		if (t->o.ovsdb)
+			fprintf(stderr, "svtrace: --egress all: '%s' is not a port of an Open vSwitch bridge in %s: "
+				"interfaces listed from the kernel\n", t->o.ingress, db);
+		return -ESRCH;
 	}
-	if (err == -ENOENT)
-		return -ENOENT;
 	if (err) {
-		fprintf(stderr, "svtrace: --egress all: Open vSwitch database %s: %s%s%s\n", db,
-			err == -EPROTO || err == -EBADMSG ? "" : strerror(-err), why[0] && (err == -EPROTO || err == -EBADMSG) ? why : "",
-			t->o.ovsdb ? "" : " (interfaces listed from the kernel)");
-		return t->o.ovsdb ? (err == -EBADMSG || err == -EPROTO ? -EIO : err) : -ENOENT;
+		bool said = err == -EPROTO || err == -EBADMSG;	/* the reply's own reason is in why */
+
+		fprintf(stderr, "svtrace: --egress all: Open vSwitch database %s: %s%s\n", db,
+			said ? why : strerror(-err), t->o.ovsdb ? "" : " (interfaces listed from the kernel)");
+		return t->o.ovsdb ? (said ? -EIO : err) : -ESRCH;
 	}
 	skipped[0] = 0;
 	for (unsigned i = 0; i < br.nifaces - br.nlong && i < 64; i++) {
@@ -568,7 +568,9 @@ static int ovs_egress(struct tracer *t, char (*names)[16], char *skipped, size_t
 			why_out = "internal";
 		else if (!ovs_port_traceable(ifs[i].type))
 			why_out = ifs[i].type;
-		else if (svtrace_ifindex(t->o.netns, ifs[i].name, &idx))
+		else if ((err = svtrace_ifindex(t->o.netns, ifs[i].name, &idx)) == -EPERM || err == -EACCES)
+			return err;	/* entering --netns is refused: said by the caller */
+		else if (err)
 			why_out = "not in this namespace";
 		if (why_out) {
 			int k = snprintf(skipped + sl, skipped_size - sl, "%s%s (%s)", sl ? ", " : "", ifs[i].name, why_out);
@@ -608,9 +610,9 @@ static int resolve_ports(struct tracer *t)
 	}
 	if (!strcmp(t->o.egress_arg, "all")) {
 		n = ovs_egress(t, names, skipped, sizeof(skipped));
-		if (n != -ENOENT && n < 0)
+		if (n != -ESRCH && n < 0)
 			return netns_denied(t->o.netns, n) ? n : n == -EINVAL ? -EIO : n;
-		if (n == -ENOENT)
+		if (n == -ESRCH)
 			n = svtrace_list_ifaces(t->o.netns, t->o.ingress, names, MAX_EGRESS, skipped, sizeof(skipped));
 		if (n < 0) {
 			if (netns_denied(t->o.netns, n))

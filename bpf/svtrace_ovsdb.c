@@ -371,7 +371,7 @@ static int parse_tokens(struct jparse *p, const char *iface, struct svtrace_ovs_
 	u = row >= 0 ? juuid(p, jget(p, row, "_uuid")) : -1;
 	bridge = u >= 0 ? row_holding(p, rows[0], "ports", u) : -1;
 	if (bridge < 0)
-		return -ENOENT;
+		return -ESRCH;
 	memset(br, 0, sizeof(*br));
 	v = jget(p, bridge, "name");
 	if (v < 0 || jstr(p, (uint32_t)v, br->name, sizeof(br->name)))

@@ -31,7 +31,7 @@ const char *svtrace_ovsdb_request(void);
 /*
  * Parses the reply (@json, @len octets, not NUL-terminated) to svtrace_ovsdb_request(): the bridge whose
  * ports include interface @iface, and that bridge's interfaces (the first @max into @ifaces, in the
- * database's order). Pure and bounded (fuzzed: tests/fuzz/fuzz_ovsdb.c). Returns 0, -ENOENT (@iface is
+ * database's order). Pure and bounded (fuzzed: tests/fuzz/fuzz_ovsdb.c). Returns 0, -ESRCH (@iface is
  * not an interface of any bridge), -EPROTO (the database answered with an error) or -EBADMSG (not such
  * a reply); @why (may be NULL) says what, for -EPROTO and -EBADMSG.
  */

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		int err = svtrace_ovsdb_parse((const char *)data, size, names[i], &br, ifs, 4, why, sizeof(why));
 
-		if (err != 0 && err != -ENOENT && err != -EPROTO && err != -EBADMSG)
+		if (err != 0 && err != -ESRCH && err != -EPROTO && err != -EBADMSG)
 			abort();
 		if ((err == -EPROTO || err == -EBADMSG) && (!why[0] || strlen(why) >= sizeof(why)))
 			abort();

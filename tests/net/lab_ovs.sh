@@ -107,6 +107,20 @@ flows)
 	[ "$(J "$W/all.json" "d['ovs_bridge']")" = "{'name': '${P}br', 'datapath': 'netdev'}" ] ||
 		bad "--egress all: bridge $(J "$W/all.json" "d['ovs_bridge']")"
 	grep -q "${P}br (internal)" "$W/all.err" || bad "the internal port is not said to be left out"
+	# without --ovsdb: Open vSwitch's own default, $OVS_RUNDIR/db.sock
+	OVS_RUNDIR=$OVSDIR "$SVKIT_BUILD/bpf/svtrace" --netns "${P}hv" --ingress "${P}up" --egress all --duration 1 \
+		--json >"$W/all2.json" 2>"$W/all2.err" || bad "svtrace --egress all with OVS_RUNDIR: $(tail -2 "$W/all2.err")"
+	[ "$(J "$W/all2.json" "d['ovs_bridge'] and d['ovs_bridge']['name']")" = "${P}br" ] ||
+		bad "OVS_RUNDIR's database not asked: $(grep -- '--egress all' "$W/all2.err")"
+	# a database named that cannot be read is an error (1); --ovsdb without --egress all, a usage error (2)
+	"$SVKIT_BUILD/bpf/svtrace" --netns "${P}hv" --ingress "${P}up" --egress all --ovsdb "unix:$W/nosuch.sock" \
+		--duration 1 >/dev/null 2>"$W/all3.err"
+	rc=$?
+	echo "--ovsdb to no socket: exit $rc: $(grep -- '--egress all' "$W/all3.err")"
+	[ $rc = 1 ] && grep -q "Open vSwitch database unix:$W/nosuch.sock: No such file or directory" "$W/all3.err" ||
+		bad "--ovsdb to no socket: exit $rc, '$(tail -1 "$W/all3.err")'"
+	"$SVKIT_BUILD/bpf/svtrace" --ingress "${P}up" --egress "${P}v1" --ovsdb "unix:$OVSDIR/db.sock" --duration 1 >/dev/null 2>&1
+	[ $? = 2 ] || bad "--ovsdb with a named egress is not a usage error"
 	"$LAB" run --prefix "$P" --duration 10 --config "$CONF" --out "$W/run" >"$W/run.log" 2>&1 ||
 		bad "vm/lab run exited $?: $(tail -3 "$W/run.log")"
 	check_run <<'PY' || fail=1

@@ -74,7 +74,7 @@ static void test_real_reply(void **state)
 		assert_string_equal(got, cases[i].ifaces);
 	}
 	/* not a port of any bridge */
-	assert_int_equal(svtrace_ovsdb_parse(json, len, "eth9", &br, ifs, 8, why, sizeof(why)), -ENOENT);
+	assert_int_equal(svtrace_ovsdb_parse(json, len, "eth9", &br, ifs, 8, why, sizeof(why)), -ESRCH);
 	/* fewer slots than interfaces: the first ones kept, all counted */
 	assert_int_equal(svtrace_ovsdb_parse(json, len, "up0", &br, ifs, 2, why, sizeof(why)), 0);
 	assert_int_equal(br.nifaces, 4);
@@ -128,7 +128,7 @@ static void test_replies(void **state)
 		int err = svtrace_ovsdb_parse(cases[i].json, strlen(cases[i].json), "up0", &br, ifs, 8, why, sizeof(why));
 
 		if (cases[i].err == 0 && !cases[i].why) {
-			assert_int_equal(err, -ENOENT);	/* valid, no such interface */
+			assert_int_equal(err, -ESRCH);	/* valid, no such interface */
 			continue;
 		}
 		assert_int_equal(err, cases[i].err);
