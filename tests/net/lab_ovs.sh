@@ -30,6 +30,8 @@ for t in ovsdb-tool ovsdb-server ovs-vswitchd ovs-vsctl ovs-ofctl ovs-appctl; do
 	command -v "$t" >/dev/null || { echo "SKIP: $t missing: openvswitch-switch is not installed"; exit 77; }
 done
 command -v python3 >/dev/null || { echo "SKIP: python3 needed to read the JSON"; exit 77; }
+# shellcheck source=wait_ready.sh
+. "$(dirname "$0")/wait_ready.sh"
 W=$(mktemp -d /tmp/lab_ovs.XXXXXX)
 RATE=${LAB_OVS_RATE:-2000}
 [[ "$RATE" =~ ^[1-9][0-9]*$ ]] || { echo "LAB_OVS_RATE: frames/s per stream, got '$RATE'"; exit 2; }
@@ -166,6 +168,21 @@ if "Open vSwitch" not in setup or "netdev datapath" not in setup or "Open vSwitc
 print("sent %d per stream; svtrace and svreport: each stream whole at its guest, none at the other; setup: %s" % (per, setup[:160]))
 sys.exit(0 if ok else 1)
 PY
+	# why late names the carrier: every frame crosses ovs-vswitchd's main thread (T1-T2a >= 10 us here), so
+	# with a 20 us threshold nearly every one is late, each carried by that thread (its pid is its tid)
+	: >"$W/carrier.err"
+	"$SVKIT_BUILD/bpf/svtrace" --netns "${P}hv" --ingress "${P}up" --egress "${P}v1,${P}v2" --expect seen \
+		--threshold-us 20 --duration 6 --json >"$W/carrier.json" 2>"$W/carrier.err" &
+	tr_pid=$!
+	wait_ready "$W/carrier.err" tracing $tr_pid || bad "svtrace did not start: $(tail -2 "$W/carrier.err")"
+	ip netns exec "${P}pub" "$SVKIT_BUILD/publisher/svpub" -c "$CONF" -i "${P}p0" -d 2 -q >/dev/null 2>&1 ||
+		bad "svpub failed"
+	wait $tr_pid || bad "svtrace exited $?"
+	vpid=$(cat "$OVSDIR/ovs-vswitchd.pid")
+	c=$(J "$W/carrier.json" "sorted(set((l['carrier_thread'], l['carrier_role'], l['carrier_tid'] == $vpid) for l in d['late']))")
+	n=$(J "$W/carrier.json" "d['late_total']")
+	echo "$n late frames, their carriers (thread, role, ovs-vswitchd's main thread): $c"
+	[ "$c" = "[('ovs-vswitchd', 'ovs main thread', True)]" ] && [ "$n" -gt 100 ] || bad "carriers of $n late frames: $c"
 	# what carried the frames: the thread whose CPU grew with the traffic
 	echo "ovs-vswitchd threads by CPU during the run: $(head -4 "$W/run/ovs-threads-cpu.txt" | tr '\n' ' ')"
 	[ "$(awk 'NR == 1 { print $1 }' "$W/run/ovs-threads-cpu.txt")" = "ovs-vswitchd[main]" ] ||
