@@ -40,6 +40,11 @@ static void usage(FILE *f)
 "                          call guest FROM (an svtrace egress port, a host name) TO; HOST: only in\n"
 "                          the records of host HOST (two hypervisors' same-named ports, two guests)\n"
 "  -l, --label GUEST=TEXT  what guest GUEST stands for (e.g. its traffic class), shown beside it\n"
+"  -s, --setup TEXT        a line on how the run was set up (e.g. the switch it went through), shown at\n"
+"                          the top of the report; repeat for more (at most 8)\n"
+"  -e, --expect all|seen   the streams each guest must get: all (default: a bridge floods every stream\n"
+"                          to every guest) or seen: those it has a record of (per-stream switch rules,\n"
+"                          as svtrace --expect seen); frames of the others are not lost toward it\n"
 "  -w, --window S          join window in seconds (default 3): how late a record may still join\n"
 "      --max-frames N      frames held in the window at most (default 4194304)\n"
 "      --exact-limit N     per-frame values kept for exact percentiles (default 33554432)\n"
@@ -79,7 +84,8 @@ int main(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},	   {"csv", required_argument, NULL, 'c'},
 		{"cyclictest", required_argument, NULL, 'C'}, {"guest", required_argument, NULL, 'g'},
 		{"alias", required_argument, NULL, 'a'},   {"window", required_argument, NULL, 'w'},
-		{"label", required_argument, NULL, 'l'},
+		{"label", required_argument, NULL, 'l'},   {"setup", required_argument, NULL, 's'},
+		{"expect", required_argument, NULL, 'e'},
 		{"max-frames", required_argument, NULL, 1}, {"exact-limit", required_argument, NULL, 2},
 		{"verdict-exit", no_argument, NULL, 3},	   {"quiet", no_argument, NULL, 'q'},
 		{"comtrade", required_argument, NULL, 4},
@@ -89,8 +95,8 @@ int main(int argc, char **argv)
 	const char *budget_path = NULL, *html_path = NULL, *csv_path = NULL, *ct_path = NULL, *dr_path = NULL;
 	static struct sv_ct_data dr;
 	bool have_dr = false;
-	const char *guests[SVR_MAX_FILES], *aliases[32], *labels[SVR_MAX_GUESTS];
-	unsigned nguests = 0, naliases = 0, nlabels = 0;
+	const char *guests[SVR_MAX_FILES], *aliases[32], *labels[SVR_MAX_GUESTS], *setup[SVR_MAX_SETUP];
+	unsigned nguests = 0, naliases = 0, nlabels = 0, nsetup = 0;
 	bool json = false, quiet = false, verdict_exit = false;
 	static struct svr_budgets budgets;
 	static struct svr_cyclic ct;
@@ -105,7 +111,7 @@ int main(int argc, char **argv)
 
 	sv_log_set(sv_log_stderr, NULL, SV_LOG_WARN);
 	svr_cfg_defaults(&cfg);
-	while ((c = getopt_long(argc, argv, "b:H:jc:C:g:a:l:w:qhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:H:jc:C:g:a:l:s:e:w:qhV", opts, NULL)) != -1) {
 		uint64_t u;
 
 		switch (c) {
@@ -148,6 +154,21 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			labels[nlabels++] = optarg;
+			break;
+		case 'e':
+			if (strcmp(optarg, "all") && strcmp(optarg, "seen")) {
+				fprintf(stderr, "svreport: --expect wants all or seen, got '%s'\n", optarg);
+				return 2;
+			}
+			cfg.expect_seen = !strcmp(optarg, "seen");
+			break;
+		case 's':
+			if (nsetup >= SVR_MAX_SETUP || strlen(optarg) >= SVR_SETUP_SIZE) {
+				fprintf(stderr, "svreport: --setup: at most %d lines of < %d characters, got '%s'\n",
+					SVR_MAX_SETUP, SVR_SETUP_SIZE, optarg);
+				return 2;
+			}
+			setup[nsetup++] = optarg;
 			break;
 		case 'w':
 			if (sv_parse_double(optarg, &w) || w < 0.1 || w > 600) {
@@ -235,6 +256,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	for (unsigned i = 0; i < nsetup; i++)
+		svr_add_setup(r, setup[i]);	/* checked above */
 	for (unsigned i = 0; i < nlabels; i++) {
 		char name[64];
 		const char *eq = strchr(labels[i], '=');
