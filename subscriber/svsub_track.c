@@ -380,6 +380,18 @@ static void mark_received(struct stream *st, uint32_t c, int lan)
 	}
 }
 
+/* Sample @c, @adv positions ahead of the head: the adv - 1 passed over are lost (until a late arrival takes
+ * one back), the head moves to it. */
+static enum svsub_sample_verdict stream_ahead(struct stream *st, uint32_t c, uint64_t adv, int64_t t_rx_ns, int lan)
+{
+	st->s.c.lost += adv - 1;
+	head_advance(st, c, adv);
+	st->head_rx_ns = t_rx_ns;
+	st->run_len = 0;
+	mark_received(st, c, lan);
+	return adv > 1 ? SVSUB_SAMPLE_AFTER_GAP : SVSUB_SAMPLE_IN_ORDER;
+}
+
 /* A confirmed counter restart ending at @c: take back the run's provisional verdicts, move the head. */
 static void stream_resync(struct stream *st, uint32_t c, int lan)
 {
@@ -453,24 +465,12 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 		uint64_t laps = expect > d ? (expect - d + w / 2) / w : 0;
 		uint64_t adv = d + laps * w;
 
-		if (adv > 0) {
-			s->c.lost += adv - 1;
-			head_advance(st, c, adv);
-			st->head_rx_ns = t_rx_ns;
-			st->run_len = 0;
-			mark_received(st, c, lan);
-			return adv > 1 ? SVSUB_SAMPLE_AFTER_GAP : SVSUB_SAMPLE_IN_ORDER;
-		}
+		if (adv > 0)
+			return stream_ahead(st, c, adv, t_rx_ns, lan);
 	}
 
-	if (d >= 1 && d < w - r) {
-		s->c.lost += d - 1;
-		head_advance(st, c, d);
-		st->head_rx_ns = t_rx_ns;
-		st->run_len = 0;
-		mark_received(st, c, lan);
-		return d > 1 ? SVSUB_SAMPLE_AFTER_GAP : SVSUB_SAMPLE_IN_ORDER;
-	}
+	if (d >= 1 && d < w - r)
+		return stream_ahead(st, c, d, t_rx_ns, lan);
 
 	/* Behind the head by b in [0, R]: late, duplicate, redundant copy, or part of a restart. */
 	uint32_t b = d ? w - d : 0;
