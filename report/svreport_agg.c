@@ -203,127 +203,142 @@ static void late_fill(struct svr *r, unsigned gs, uint32_t sec, uint16_t smp, in
 	}
 }
 
+/* A frame leaving the window, as its hops are counted. */
+struct fin {
+	const struct jent *e;
+	unsigned gs, bin;
+	uint32_t sec;
+	uint16_t smp;
+	bool has_ts;
+	int64_t t[SVR_NPOINTS];	/* TAI time at each point seen (T2a..T4: the guest being counted's) */
+	bool v[SVR_NPOINTS];	/* seen at Ts, T0, T1 */
+};
+
+/* The first and the last of points 0 .. @n - 1 that @v says were seen (SVR_NPOINTS: none). */
+static void seen_span(const bool *v, unsigned n, unsigned *first, unsigned *last)
+{
+	*first = *last = SVR_NPOINTS;
+	for (unsigned k = 0; k < n; k++)
+		if (v[k]) {
+			if (*first == SVR_NPOINTS)
+				*first = k;
+			*last = k;
+		}
+}
+
+/* The frame was last seen at @last before guest slot @gsl (GSH: before every guest), though a later point
+ * was recording. */
+static void lost_after(struct svr *r, const struct fin *fr, unsigned last, unsigned gsl)
+{
+	(*r->lostafter)[last][gsl][fr->gs]++;
+	r->lostbins[gsl][fr->bin]++;
+}
+
+/* Hops between shared points (Ts, T0, T1), once per frame; the frame lost after the last of them seen when no
+ * later point (of any guest) saw it though one was recording at the time. */
+static void finalize_shared(struct svr *r, const struct fin *fr)
+{
+	unsigned first, last;
+
+	seen_span(fr->v, SV_POINT_T1 + 1, &first, &last);
+	for (unsigned a = 0; a <= SV_POINT_T1; a++)
+		for (unsigned b = a + 1; b <= SV_POINT_T1; b++)
+			if (fr->v[a] && fr->v[b] && pair_tracked(r, a, b, fr->v, first, last))
+				hop_add(r, a, b, SVR_GUEST_SHARED, fr->gs, fr->t[b] - fr->t[a], fr->bin);
+	if (last != SVR_NPOINTS) {
+		uint64_t later = last == SV_POINT_TS ? ~0ull : last == SV_POINT_T0 ? ~1ull : ~3ull;
+		int s0 = last == SV_POINT_TS ? 0 : last == SV_POINT_T0 ? 1 : 2;
+		bool cov = false;
+
+		if (!(fr->e->seen & later)) {
+			for (int s = s0; s < NSLOTS && !cov; s++)
+				cov = svr_covered(r, s, fr->has_ts ? fr->t[SV_POINT_TS] : fr->e->base);
+			if (cov)
+				lost_after(r, fr, last, GSH);
+		}
+	}
+}
+
+/* Guest @g's hops of the frame (from any earlier point), its loss toward the guest (nothing after `last`
+ * although a later point was recording when the frame was at `last`) and its misses (a point between two
+ * seen ones, recording, without a record of the frame). */
+static void finalize_guest(struct svr *r, struct fin *fr, unsigned g)
+{
+	const struct jent *e = fr->e;
+	unsigned first, last;
+	bool vg[SVR_NPOINTS];
+	int64_t *t = fr->t;
+
+	memcpy(vg, fr->v, sizeof(vg));
+	for (unsigned k = 0; k < 4; k++) {
+		int s = 2 + (int)g * 4 + (int)k;
+
+		vg[SV_POINT_T2A + k] = e->seen & (1ull << s);
+		if (vg[SV_POINT_T2A + k])
+			t[SV_POINT_T2A + k] = e->base + e->off[s];
+	}
+	seen_span(vg, SVR_NPOINTS, &first, &last);
+	if (first == SVR_NPOINTS)
+		return;
+	for (unsigned b = SV_POINT_T2A; b < SVR_NPOINTS; b++) {
+		if (!vg[b])
+			continue;
+		for (unsigned a = 0; a < b; a++)
+			if (vg[a] && pair_tracked(r, a, b, vg, first, last))
+				hop_add(r, a, b, (int)g, fr->gs, t[b] - t[a], fr->bin);
+	}
+	if (e->flags & ENT_LATE)
+		late_fill(r, fr->gs, fr->sec, fr->smp, (int)g, vg, t);
+	if (last < SV_POINT_T4) {
+		bool cov = false;
+
+		for (unsigned p = last + 1; p < SVR_NPOINTS && !cov; p++) {
+			int s = slot_of(p, (int)g);
+
+			cov = s >= 0 && svr_covered(r, s, t[last]);
+		}
+		if (cov) {
+			lost_after(r, fr, last, g);
+			if (r->bins_started) {
+				int pi = pair_idx(last, SV_POINT_T4);
+
+				if (pi >= 0 && r->bins[pi][g])
+					r->bins[pi][g][fr->bin].lost++;
+			}
+		}
+	}
+	for (unsigned p = first + 1; p < last; p++) {
+		int s = slot_of(p, (int)g);
+
+		if (!vg[p] && s >= 0 && svr_covered(r, s, t[first])) {
+			(*r->missing)[p][point_shared(p) ? GSH : g][fr->gs]++;
+			r->pts[p][point_shared(p) ? GSH : g].missing++;
+		}
+	}
+}
+
 /* A frame leaves the window: its hops, its loss and its misses are counted. */
 void svr_finalize(struct svr *r, const struct jent *e)
 {
-	unsigned gs = (unsigned)(e->key >> 48) - 1;
-	uint32_t sec = (uint32_t)(e->key >> 16);
-	uint16_t smp = (uint16_t)e->key;
-	const struct svr_stream_info *st = &r->streams[gs];
-	bool has_ts = st->rate && smp < st->rate;
-	int64_t t[SVR_NPOINTS];
-	bool v[SVR_NPOINTS];
-	unsigned bin, first, last, k;
+	struct fin fr = {.e = e, .gs = (unsigned)(e->key >> 48) - 1, .sec = (uint32_t)(e->key >> 16),
+			 .smp = (uint16_t)e->key};
+	const struct svr_stream_info *st = &r->streams[fr.gs];
 
 	if (e->flags & ENT_SKIPPED) {
 		r->tot.skipped++;
 		return;
 	}
 	r->tot.frames++;
-	bin = bin_of(r, sec);
-	memset(v, 0, sizeof(v));
-	if (has_ts) {
-		t[SV_POINT_TS] = sv_sample_time_ns(sec, smp, st->rate);
-		v[SV_POINT_TS] = true;
-	}
-	for (k = 0; k < 2; k++)
+	fr.bin = bin_of(r, fr.sec);
+	fr.has_ts = fr.v[SV_POINT_TS] = stream_sample_time(st, fr.sec, fr.smp, &fr.t[SV_POINT_TS]);
+	for (unsigned k = 0; k < 2; k++)
 		if (e->seen & (1ull << k)) {
-			t[SV_POINT_T0 + k] = e->base + e->off[k];
-			v[SV_POINT_T0 + k] = true;
+			fr.t[SV_POINT_T0 + k] = e->base + e->off[k];
+			fr.v[SV_POINT_T0 + k] = true;
 		}
-
-	/* shared hops (both ends in Ts, T0, T1) once per frame */
-	first = SVR_NPOINTS;
-	last = SVR_NPOINTS;
-	for (k = 0; k <= SV_POINT_T1; k++)
-		if (v[k]) {
-			if (first == SVR_NPOINTS)
-				first = k;
-			last = k;
-		}
-	for (unsigned a = 0; a <= SV_POINT_T1; a++)
-		for (unsigned b = a + 1; b <= SV_POINT_T1; b++)
-			if (v[a] && v[b] && pair_tracked(r, a, b, v, first, last))
-				hop_add(r, a, b, SVR_GUEST_SHARED, gs, t[b] - t[a], bin);
-	/* shared loss: the last shared point seen, and no later point (any guest) seen though one was
-	 * recording at the time */
-	if (last != SVR_NPOINTS) {
-		uint64_t later = last == SV_POINT_TS ? ~0ull : last == SV_POINT_T0 ? ~1ull : ~3ull;
-		int s0 = last == SV_POINT_TS ? 0 : last == SV_POINT_T0 ? 1 : 2;
-		bool cov = false;
-
-		if (!(e->seen & later)) {
-			for (int s = s0; s < NSLOTS && !cov; s++)
-				cov = svr_covered(r, s, has_ts ? t[SV_POINT_TS] : e->base);
-			if (cov) {
-				(*r->lostafter)[last][GSH][gs]++;
-				r->lostbins[GSH][bin]++;
-			}
-		}
-	}
-
-	for (unsigned g = 0; g < r->nguests; g++) {
-		bool vg[SVR_NPOINTS];
-		int64_t tref;
-
-		memcpy(vg, v, sizeof(vg));
-		for (k = 0; k < 4; k++) {
-			int s = 2 + (int)g * 4 + (int)k;
-
-			vg[SV_POINT_T2A + k] = e->seen & (1ull << s);
-			if (vg[SV_POINT_T2A + k])
-				t[SV_POINT_T2A + k] = e->base + e->off[s];
-		}
-		first = last = SVR_NPOINTS;
-		for (k = 0; k < SVR_NPOINTS; k++)
-			if (vg[k]) {
-				if (first == SVR_NPOINTS)
-					first = k;
-				last = k;
-			}
-		if (first == SVR_NPOINTS)
-			continue;
-		for (unsigned b = SV_POINT_T2A; b < SVR_NPOINTS; b++) {
-			if (!vg[b])
-				continue;
-			for (unsigned a = 0; a < b; a++)
-				if (vg[a] && pair_tracked(r, a, b, vg, first, last))
-					hop_add(r, a, b, (int)g, gs, t[b] - t[a], bin);
-		}
-		if (e->flags & ENT_LATE)
-			late_fill(r, gs, sec, smp, (int)g, vg, t);
-		tref = t[first];
-		/* lost: nothing after `last` for this guest although a later point was recording when the
-		 * frame was at `last` */
-		if (last < SV_POINT_T4) {
-			bool cov = false;
-
-			for (unsigned p = last + 1; p < SVR_NPOINTS && !cov; p++) {
-				int s = slot_of(p, (int)g);
-
-				cov = s >= 0 && svr_covered(r, s, t[last]);
-			}
-			if (cov) {
-				(*r->lostafter)[last][g][gs]++;
-				r->lostbins[g][bin]++;
-				if (r->bins_started) {
-					int pi = pair_idx(last, SV_POINT_T4);
-
-					if (pi >= 0 && r->bins[pi][g])
-						r->bins[pi][g][bin].lost++;
-				}
-			}
-		}
-		/* missing: a point between two seen ones, recording, without a record of this frame */
-		for (unsigned p = first + 1; p < last; p++) {
-			int s = slot_of(p, (int)g);
-
-			if (!vg[p] && s >= 0 && svr_covered(r, s, tref)) {
-				(*r->missing)[p][point_shared(p) ? GSH : g][gs]++;
-				r->pts[p][point_shared(p) ? GSH : g].missing++;
-			}
-		}
-	}
+	finalize_shared(r, &fr);
+	for (unsigned g = 0; g < r->nguests; g++)
+		finalize_guest(r, &fr, g);
 	if (r->any_unrec)
-		svr_notrec_frame(r, e, has_ts ? t[SV_POINT_TS] : e->base);
+		svr_notrec_frame(r, e, fr.has_ts ? fr.t[SV_POINT_TS] : e->base);
 }

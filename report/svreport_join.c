@@ -21,21 +21,83 @@ static bool synch_global(const struct fileio *f, uint32_t stream)
 	return ls && ls->smp_synch == 2;
 }
 
+/* A publisher that fell a second behind its schedule (overloaded host) makes every later tool guess the wrong
+ * second: counted, it is the cause of the aliasing the clock check then reports. */
+static void publisher_behind(struct svr *r, const struct svr_stream_info *st, const struct sv_rec_event *ev,
+			     uint32_t sec, int64_t t)
+{
+	int64_t ts, behind;
+
+	if (ev->point != SV_POINT_T0 || !stream_sample_time(st, sec, ev->smp_cnt, &ts))
+		return;
+	behind = t - ts;
+	if (behind >= SV_NSEC_PER_SEC - SV_SAMPLE_AHEAD_NS_DEFAULT) {
+		r->pub_behind++;
+		if (behind > r->pub_behind_max_ns)
+			r->pub_behind_max_ns = behind;
+	}
+}
+
+/* The second of an event's sample. A tool may stamp tai_sec from the event's own time (older svtrace records): a
+ * frame of the end of second S seen just after S+1 began then carries S+1. The sample's second is re-derived
+ * from the time when the recorded one @sec is inconsistent with it (latency outside [-5 ms, 995 ms)). */
+static uint32_t sample_second(struct svr *r, const struct svr_stream_info *st, const struct sv_rec_event *ev,
+			      uint32_t sec, int64_t t)
+{
+	struct sv_sample_time sa;
+	int64_t ts, lat;
+
+	if (!stream_sample_time(st, sec, ev->smp_cnt, &ts))
+		return sec;
+	lat = t - ts;
+	if ((lat < -SV_SAMPLE_AHEAD_NS_DEFAULT || lat >= SV_NSEC_PER_SEC - SV_SAMPLE_AHEAD_NS_DEFAULT) &&
+	    lat > -2 * SV_NSEC_PER_SEC && lat < 2 * SV_NSEC_PER_SEC &&
+	    !sv_sample_align(t, ev->smp_cnt, st->rate, SV_SAMPLE_AHEAD_NS_DEFAULT, &sa) && sa.tai_sec > 0) {
+		r->tot.realigned++;
+		return (uint32_t)sa.tai_sec;
+	}
+	return sec;
+}
+
+/* Order and pacing per (stream, point, guest), in arrival order: a frame behind the last one is reordered,
+ * the next one gives an interval. */
+static void order_pacing(struct svr *r, unsigned gs, int slot, struct svr_point_stats *ps, int64_t idx, int64_t t)
+{
+	const struct svr_stream_info *st = &r->streams[gs];
+	struct lastobs *lo = &r->last[gs][slot];
+
+	if (lo->idx != INT64_MIN && idx < lo->idx) {
+		ps->reordered++;
+		return;
+	}
+	if (lo->idx != INT64_MIN && idx == lo->idx + stream_step(st)) {
+		if (!ps->pacing) {
+			ps->pacing = malloc(sizeof(*ps->pacing));
+			if (ps->pacing)
+				sv_stats_init(ps->pacing);
+		}
+		if (ps->pacing)
+			sv_stats_add(ps->pacing, t - lo->t);
+		if (st->rate && !ps->nominal_ns)
+			ps->nominal_ns = SV_NSEC_PER_SEC * stream_step(st) / st->rate;
+	}
+	lo->idx = idx;
+	lo->t = t;
+}
+
 /* A keyed event (its sample's second @sec, time @t on TAI) into its frame's entry of the window: seen at its
- * point, a duplicate, or after its window; gaps before it become placeholders; order and pacing. */
+ * point, a duplicate, or after its window; gaps before it become placeholders. */
 static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struct sv_rec_event *ev, uint32_t sec,
 		       int64_t t)
 {
 	unsigned p = ev->point;
-	int gs, guest = -1, slot;
-	const struct svr_stream_info *st;
+	int gs = f->smap[ev->stream], guest = -1, slot;
+	const struct svr_stream_info *st = &r->streams[gs];
+	struct svr_point_stats *ps;
 	int64_t idx, ref;
-	struct lastobs *lo;
 	struct jent *e;
 	uint64_t key;
 
-	gs = f->smap[ev->stream];
-	st = &r->streams[gs];
 	if (!point_shared(p)) {
 		guest = svr_file_guest(r, f, ev->guest);
 		if (guest < 0) {
@@ -46,39 +108,17 @@ static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struc
 	slot = slot_of(p, guest);
 	if (slot < 0)
 		return;
-	/* A publisher that fell a second behind its schedule (overloaded host) makes every later tool guess
-	 * the wrong second: say so, it is the cause of the aliasing the clock check then reports. */
-	if (p == SV_POINT_T0 && st->rate && ev->smp_cnt < st->rate) {
-		int64_t behind = t - sv_sample_time_ns(sec, ev->smp_cnt, st->rate);
-
-		if (behind >= SV_NSEC_PER_SEC - SV_SAMPLE_AHEAD_NS_DEFAULT) {
-			r->pub_behind++;
-			if (behind > r->pub_behind_max_ns)
-				r->pub_behind_max_ns = behind;
-		}
-	}
+	publisher_behind(r, st, ev, sec, t);
 	r->src_mask[slot] |= 1ull << fi;
 	r->host_mask[slot] |= 1ull << f->host_id;
 	/* svtrace's "missing" (seen upstream, never here): the file was looking here; the join counts the loss */
 	if (sv_rec_event_missing(ev))
 		return;	/* (its key is not used: not re-derived either) */
-	/* A tool may stamp tai_sec from the event's own time (older svtrace records): a frame of the end of
-	 * second S seen just after S+1 began then carries S+1. Re-derive the sample's second from the time when
-	 * the recorded one is inconsistent with it (latency outside [-5 ms, 995 ms)). */
-	if (st->rate && ev->smp_cnt < st->rate) {
-		int64_t lat = t - sv_sample_time_ns(sec, ev->smp_cnt, st->rate);
-		struct sv_sample_time sa;
-
-		if ((lat < -SV_SAMPLE_AHEAD_NS_DEFAULT || lat >= SV_NSEC_PER_SEC - SV_SAMPLE_AHEAD_NS_DEFAULT) &&
-		    lat > -2 * SV_NSEC_PER_SEC && lat < 2 * SV_NSEC_PER_SEC &&
-		    !sv_sample_align(t, ev->smp_cnt, st->rate, SV_SAMPLE_AHEAD_NS_DEFAULT, &sa) && sa.tai_sec > 0) {
-			sec = (uint32_t)sa.tai_sec;
-			r->tot.realigned++;
-		}
-	}
+	sec = sample_second(r, st, ev, sec, t);
 	r->present[p][gslot(guest)] = true;
+	ps = &r->pts[p][gslot(guest)];
 	if (ev->flags & SV_REC_F_DROPPED) {
-		r->pts[p][gslot(guest)].dropped++;
+		ps->dropped++;
 		if (!(ev->flags & SV_REC_F_SKIPPED))
 			return;
 	}
@@ -86,16 +126,16 @@ static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struc
 	idx = sample_idx(st, sec, ev->smp_cnt);
 	e = svr_window_lookup(r, key);
 	if (!e) {
-		unsigned step = st->asdus ? st->asdus : 1;
 		int64_t max = r->max_idx[gs];
 
-		ref = st->rate && ev->smp_cnt < st->rate ? sv_sample_time_ns(sec, ev->smp_cnt, st->rate) : t;
+		if (!stream_sample_time(st, sec, ev->smp_cnt, &ref))
+			ref = t;
 		if (ref < r->now - r->cfg.window_ns && t < r->now - r->cfg.window_ns) {
 			r->tot.too_late++;
 			return;
 		}
 		/* frames nobody saw between the highest joined one and this one */
-		if (st->rate && max != INT64_MIN && idx > max + step)
+		if (st->rate && max != INT64_MIN && idx > max + stream_step(st))
 			svr_fill_gap(r, (unsigned)gs, max, idx);
 		e = svr_window_insert(r, key, t);
 	}
@@ -106,7 +146,7 @@ static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struc
 		return;
 	}
 	if (e->seen & (1ull << slot)) {
-		r->pts[p][gslot(guest)].duplicates++;
+		ps->duplicates++;
 		return;
 	}
 	if (t - e->base > INT32_MAX || t - e->base < INT32_MIN) {
@@ -115,32 +155,10 @@ static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struc
 	}
 	e->seen |= 1ull << slot;
 	e->off[slot] = (int32_t)(t - e->base);
-	r->pts[p][gslot(guest)].frames++;
-
-	/* order and pacing, per (stream, point, guest) in arrival order; a replayed event arrived before
-	 * those the order state holds (it only got its key later) */
-	if (r->replaying)
-		return;
-	lo = &r->last[gs][slot];
-	if (lo->idx != INT64_MIN && idx < lo->idx) {
-		r->pts[p][gslot(guest)].reordered++;
-		return;
-	}
-	if (lo->idx != INT64_MIN && idx == lo->idx + (st->asdus ? st->asdus : 1)) {
-		struct svr_point_stats *ps = &r->pts[p][gslot(guest)];
-
-		if (!ps->pacing) {
-			ps->pacing = malloc(sizeof(*ps->pacing));
-			if (ps->pacing)
-				sv_stats_init(ps->pacing);
-		}
-		if (ps->pacing)
-			sv_stats_add(ps->pacing, t - lo->t);
-		if (st->rate && !ps->nominal_ns)
-			ps->nominal_ns = SV_NSEC_PER_SEC * (st->asdus ? st->asdus : 1) / st->rate;
-	}
-	lo->idx = idx;
-	lo->t = t;
+	ps->frames++;
+	/* a replayed event arrived before those the order state holds (it only got its key later) */
+	if (!r->replaying)
+		order_pacing(r, (unsigned)gs, slot, ps, idx, t);
 }
 
 /* An event without a key (tai_sec 0, or flagged not synchronised because its tool did not know the rate

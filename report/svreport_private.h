@@ -221,6 +221,22 @@ static inline uint64_t make_key(unsigned gs, uint32_t sec, uint16_t smp)
 	return ((uint64_t)(gs + 1) << 48) | ((uint64_t)sec << 16) | smp;
 }
 
+/* Samples from one frame of the stream to the next (its ASDUs; 1 when not known). */
+static inline unsigned stream_step(const struct svr_stream_info *st)
+{
+	return st->asdus ? st->asdus : 1;
+}
+
+/* The sample time of sample @smp of second @sec: false when the stream's rate is not known (or @smp is
+ * beyond it). */
+static inline bool stream_sample_time(const struct svr_stream_info *st, uint32_t sec, uint16_t smp, int64_t *ts)
+{
+	if (!st->rate || smp >= st->rate)
+		return false;
+	*ts = sv_sample_time_ns(sec, smp, st->rate);
+	return true;
+}
+
 /* ---- svreport_files.c ---- */
 void svr_fileio_free(struct fileio *f);
 /* A time of file @f on the TAI scale (unchanged when its clock cannot be converted: the clock check says so). */

@@ -70,7 +70,7 @@ void svr_rate_from_event(struct svr *r, struct fileio *f, const struct sv_rec_ev
 void svr_rate_learned(struct svr *r, unsigned gs, uint32_t rate)
 {
 	const struct svr_stream_info *st = &r->streams[gs];
-	unsigned step = st->asdus ? st->asdus : 1;
+	unsigned step = stream_step(st);
 	int64_t *idx;
 	uint64_t n = 0;
 

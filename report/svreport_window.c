@@ -163,7 +163,7 @@ static uint64_t gap_first_at(const struct svr_stream_info *st, int64_t from, uin
 static uint64_t outage_count(struct svr *r, unsigned gs, int64_t from, int64_t to)
 {
 	const struct svr_stream_info *st = &r->streams[gs];
-	unsigned step = st->asdus ? st->asdus : 1;
+	unsigned step = stream_step(st);
 	uint64_t n = (uint64_t)(to - from) / step - 1, lost = 0, m = 0;
 	int64_t cut[2 + 2 * SVR_MAX_FILES * (1 + UNREC_MAX)];
 	unsigned nc = 0;
@@ -237,7 +237,7 @@ static uint64_t outage_count(struct svr *r, unsigned gs, int64_t from, int64_t t
 void svr_fill_gap(struct svr *r, unsigned gs, int64_t from, int64_t to)
 {
 	const struct svr_stream_info *st = &r->streams[gs];
-	unsigned step = st->asdus ? st->asdus : 1;
+	unsigned step = stream_step(st);
 	uint64_t n = (uint64_t)(to - from) / step - 1;
 	uint64_t limit = (uint64_t)(r->cfg.window_ns / SV_NSEC_PER_MSEC) * st->rate / 1000 / step;
 
