@@ -88,6 +88,20 @@ const struct svr_point_stats *svr_point(const struct svr *r, unsigned point, int
 	return &r->pts[point][point_shared(point) ? GSH : gslot(guest)];
 }
 
+bool svr_point_shown(const struct svr *r, unsigned point, int guest)
+{
+	return point != SV_POINT_TS && point_shared(point) == (guest < 0) && svr_point_present(r, point, guest);
+}
+
+bool svr_point_anywhere(const struct svr *r, unsigned point)
+{
+	bool any = svr_point_present(r, point, SVR_GUEST_SHARED);
+
+	for (unsigned g = 0; g < r->nguests && !any; g++)
+		any = svr_point_present(r, point, (int)g);
+	return any;
+}
+
 static bool hop_has_data(const struct svr *r, unsigned a, unsigned b, int guest)
 {
 	int pi = pair_idx(a, b);
