@@ -284,17 +284,6 @@ out:
 	return err;
 }
 
-int64_t svr_to_tai(const struct fileio *f, int64_t t)
-{
-	int64_t out;
-
-	if (f->info.clock == SV_CLOCK_TAI)
-		return t;
-	if (sv_record_reader_to_tai(f->rd, t, &out))
-		return out;
-	return t;	/* not convertible: the clock check reports it */
-}
-
 /* @to += the earlier parts' @before; the first damage's details are the earliest part's. */
 void svr_damage_add(struct sv_record_reader_damage *to, const struct sv_record_reader_damage *before)
 {

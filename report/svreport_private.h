@@ -239,8 +239,16 @@ static inline bool stream_sample_time(const struct svr_stream_info *st, uint32_t
 
 /* ---- svreport_files.c ---- */
 void svr_fileio_free(struct fileio *f);
-/* A time of file @f on the TAI scale (unchanged when its clock cannot be converted: the clock check says so). */
-int64_t svr_to_tai(const struct fileio *f, int64_t t);
+/* A time of file @f on the TAI scale (unchanged when its clock cannot be converted: the clock check says so).
+ * Inline: every record's time goes through it. */
+static inline int64_t svr_to_tai(const struct fileio *f, int64_t t)
+{
+	int64_t out;
+
+	if (f->info.clock == SV_CLOCK_TAI)
+		return t;
+	return sv_record_reader_to_tai(f->rd, t, &out) ? out : t;
+}
 /* @to += the earlier parts' @before. */
 void svr_damage_add(struct sv_record_reader_damage *to, const struct sv_record_reader_damage *before);
 /* Opens the part after a rotated part's end: true when it is open (else the file ends with its error). */
@@ -263,13 +271,29 @@ void svr_pend_expire(struct svr *r, bool all);
 /* ---- svreport_rate.c ---- */
 void svr_define_stream(struct svr *r, struct fileio *f, const struct sv_rec_stream *s);
 void svr_rate_confirm(struct svr *r, struct fileio *f, uint32_t stream, const struct sv_rec_event *ev);
-void svr_rate_from_event(struct svr *r, struct fileio *f, const struct sv_rec_event *ev);
 void svr_rate_learned(struct svr *r, unsigned gs, uint32_t rate);
+
+/* A keyed event that carries its sample time (t2 kind "sample": svsub once it knows the rate) tells the rate
+ * even when no STREAM record does (sv_rate_of_sample_time). Inline: every keyed event asks. */
+static inline void svr_rate_from_event(struct svr *r, struct fileio *f, const struct sv_rec_event *ev)
+{
+	unsigned gs = (unsigned)f->smap[ev->stream];
+
+	if (r->streams[gs].rate || ev->t2_kind != SV_T2_SAMPLE || f->info.clock != SV_CLOCK_TAI)
+		return;
+	svr_rate_learned(r, gs, sv_rate_of_sample_time(ev->tai_sec, ev->smp_cnt, ev->t2_ns));
+}
 
 /* ---- svreport_window.c ---- */
 int svr_window_alloc(struct svr *r, uint64_t cap);
-/* Frames older than the window (or all) leave it: svr_finalize() counts them. */
-void svr_window_evict(struct svr *r, bool all);
+/* The oldest frame leaves the window: svr_finalize() counts it. */
+void svr_window_evict_head(struct svr *r);
+/* Frames older than the window (or all) leave it. Inline: asked at every record. */
+static inline void svr_window_evict(struct svr *r, bool all)
+{
+	while (r->rn && (all || r->ring[r->rhead].base < r->now - r->cfg.window_ns))
+		svr_window_evict_head(r);
+}
 struct jent *svr_window_lookup(struct svr *r, uint64_t key);
 struct jent *svr_window_insert(struct svr *r, uint64_t key, int64_t base);
 void svr_fill_gap(struct svr *r, unsigned gs, int64_t from, int64_t to);

@@ -51,17 +51,6 @@ void svr_rate_confirm(struct svr *r, struct fileio *f, uint32_t stream, const st
 		svr_rate_learned(r, (unsigned)f->smap[stream], rate);
 }
 
-/* A keyed event that carries its sample time (t2 kind "sample": svsub once it knows the rate) tells the
- * rate even when no STREAM record does (sv_rate_of_sample_time). */
-void svr_rate_from_event(struct svr *r, struct fileio *f, const struct sv_rec_event *ev)
-{
-	unsigned gs = (unsigned)f->smap[ev->stream];
-
-	if (r->streams[gs].rate || ev->t2_kind != SV_T2_SAMPLE || f->info.clock != SV_CLOCK_TAI)
-		return;
-	svr_rate_learned(r, gs, sv_rate_of_sample_time(ev->tai_sec, ev->smp_cnt, ev->t2_ns));
-}
-
 /* Stream @gs has rate @rate (0: unknown). The first rate known wins: a later one, even a different one, is
  * ignored. When this one is the first, the order state measured on the (sec << 16) + smp scale moves
  * to sec * rate + smp (else every later frame looks reordered and no gap is ever seen), the gaps between

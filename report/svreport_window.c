@@ -50,7 +50,7 @@ int svr_window_alloc(struct svr *r, uint64_t cap)
 	return 0;
 }
 
-static void evict_head(struct svr *r)
+void svr_window_evict_head(struct svr *r)
 {
 	struct jent *e = &r->ring[r->rhead];
 	uint64_t i = hash64(e->key) & r->hmask, j;
@@ -78,11 +78,6 @@ static void evict_head(struct svr *r)
 	r->rn--;
 }
 
-void svr_window_evict(struct svr *r, bool all)
-{
-	while (r->rn && (all || r->ring[r->rhead].base < r->now - r->cfg.window_ns))
-		evict_head(r);
-}
 
 struct jent *svr_window_lookup(struct svr *r, uint64_t key)
 {
@@ -108,7 +103,7 @@ struct jent *svr_window_insert(struct svr *r, uint64_t key, int64_t base)
 			/* grown */
 		} else {
 			r->tot.window_full++;
-			evict_head(r);
+			svr_window_evict_head(r);
 		}
 	}
 	pos = (r->rhead + r->rn) & (r->rcap - 1);
