@@ -17,7 +17,9 @@
  *   flood   2 s of unrelated frames (EtherType 0x88B5) sent from CPU_TX on f0, received on f1 with RPS
  *           to CPU_RX: the late frames' time goes to softirq (NET_RX), not to the hog, not unexplained;
  *   steal   the VM's own: per CPU, the steal the timelines booked (the union of their steal intervals)
- *           against /proc/stat's steal over the same run (skipped when a CPU had too little).
+ *           against /proc/stat's steal over the same run (skipped when a CPU had too little);
+ *   faults  every 1000th frame the receiver touches 16 new pages before its decomposition: 16 faults of the
+ *           carrier counted in that frame's hop (page_fault_user marks).
  * Every decomposition must add up to its hop. Prints PASS/FAIL/SKIP lines and a table per period.
  * WHY_RAW=1: the raw_tp flavour of the hooks attached; WHY_STEAL_RQ=1: steal from the run queue's booking.
  */
@@ -37,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -63,6 +66,9 @@
 #define FLOOD_GAP_NS 1500000LL
 #define QUERY_GAP_NS 2000000LL
 #define MAX_LATE 20000
+#define FAULT_EVERY 1000	/* every FAULT_EVERY-th frame, the receiver takes FAULT_PAGES faults in its hop */
+#define FAULT_PAGES 16
+#define FAULT_FRAMES 8
 #define MAX_CPUS 256
 #define STEAL_MIN_NS 50000000LL	/* /proc/stat steal needed on a CPU to compare it (5 ticks of USER_HZ) */
 #define STEAL_TOL_NS 20000000LL	/* /proc/stat's 10 ms resolution + a tick of booking lag + the timeline's own */
@@ -84,6 +90,8 @@ static int hold_switch = -1;	/* --switch on|off: svtrace's own sched_switch prog
 static struct svtrace_why_ev late[MAX_LATE];
 static unsigned nlate;
 static uint64_t frames_rx, frames_late, queries_empty;
+static uint32_t faulted[FAULT_FRAMES];
+static unsigned nfaulted;
 #define MAX_RX 65536
 static int64_t rx_send[MAX_RX], rx_hop[MAX_RX];
 
@@ -310,14 +318,26 @@ static void *receiver(void *arg)
 			rx_hop[frames_rx] = t - f.t_send;
 		}
 		frames_rx++;
-		if (t - f.t_send <= LATE_NS)
+		if (f.seq % FAULT_EVERY == 0 && nfaulted < FAULT_FRAMES) {
+			/* FAULT_PAGES page faults of the carrier inside this frame's hop (which ends at the query) */
+			char *m = mmap(NULL, FAULT_PAGES * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (m != MAP_FAILED) {
+				for (int i = 0; i < FAULT_PAGES; i++)
+					m[i * 4096] = 1;
+				munmap(m, FAULT_PAGES * 4096);
+				faulted[nfaulted++] = f.seq;
+			}
+		} else if (t - f.t_send <= LATE_NS) {
 			continue;
-		frames_late++;
-		/* one decomposition every QUERY_GAP_NS at most: the receiver's own query (a system call and a walk)
-		 * would otherwise make the next frames late (svtrace's late path runs inside a free, no call) */
-		if (t - last_query < QUERY_GAP_NS)
-			continue;
-		last_query = t;
+		} else {
+			frames_late++;
+			/* one decomposition every QUERY_GAP_NS at most: the receiver's own query (a system call and
+			 * a walk) would otherwise make the next frames late (svtrace's late path runs in a free) */
+			if (t - last_query < QUERY_GAP_NS)
+				continue;
+			last_query = t;
+		}
 		/* svtrace's late path, run now on this CPU as the free of a late copy runs it */
 		skel->bss->why_test_in.t2a_ns = (uint64_t)f.t_send;
 		skel->bss->why_test_in.seq = f.seq;
@@ -460,7 +480,7 @@ static int setup(bool hold)
 		else
 			/* no kprobe, fentry or Open vSwitch program (optional in svtrace, absent here) */
 			on = strncmp(n, "kp_", 3) && strncmp(n, "fe_", 3) && strncmp(n, "ovs_", 4) &&
-			     strncmp(n, "why_raw_page", 12) && strncmp(n, "why_btf_page", 12) && strcmp(n, "why_test_switch");
+			     strcmp(n, "why_test_switch");
 		bpf_program__set_autoload(p, on);
 	}
 	bpf_program__set_autoload(skel->progs.why_test_switch, hold && hold_switch < 0);
@@ -744,6 +764,20 @@ int main(int argc, char **argv)
 		check(s->frames && s->softirq >= most && s->softirq * 2 >= s->hop && !s->hog_named &&
 			      s->ns[SVTRACE_WHY_UNEXPLAINED] * 10 <= s->hop,
 		      msg);
+	}
+	/* page faults: marks of the carrier's faults inside the hop (the tracepoint has no exit) */
+	{
+		unsigned got = 0, low = 0;
+
+		for (unsigned k = 0; k < nfaulted; k++)
+			for (unsigned i = 0; i < nlate; i++)
+				if (late[i].smpcnt == (uint16_t)faulted[k]) {
+					got++;
+					low += late[i].hop[1].faults < FAULT_PAGES;
+				}
+		snprintf(msg, sizeof(msg), "faults: %u frames with %d page faults of the receiver in their hop, %u decomposed, "
+			 "%u counted fewer", nfaulted, FAULT_PAGES, got, low);
+		check(nfaulted && got == nfaulted && !low, msg);
 	}
 	/* steal: what the timelines booked against /proc/stat, per CPU, over the same time */
 	for (int i = 0; i < ncpu; i++) {
