@@ -98,7 +98,7 @@ static void write_run(const char *path, struct tfix *f)
 {
 	struct sv_clock_xlate to_tai = { .from = CLOCK_MONOTONIC, .to = CLOCK_TAI,
 					 .offset_ns = TAI0 * SEC - MONO0 };
-	struct sv_record_opts o;
+	struct sv_record_opts o = { 0 };	/* one file, no floor: the writer's plain behaviour */
 	struct svtrace_rec *rec;
 	struct svtrace_copy c;
 	struct svtrace_late_ev l;
@@ -107,7 +107,6 @@ static void write_run(const char *path, struct tfix *f)
 	struct sv_record_writer_stats st;
 	uint64_t refused = 1;
 
-	sv_record_opts_default(&o);
 	tfix_init(f, 2, 500 * US, 8, 8, NULL);
 	f->svid[0] = "MU01";
 	assert_int_equal(svtrace_rec_open(&rec, path, &o, &ports, f->corr, &to_tai), 0);
@@ -293,7 +292,7 @@ static void test_stream_definition(void **state)
 	struct svtrace_copy c = { .type = SVTRACE_EV_TAKEN, .port = 1, .vlan_tci = 0x6005 };
 	struct sv_record_reader *r;
 	struct svtrace_rec *rec;
-	struct sv_record_opts o;
+	struct sv_record_opts o = { 0 };	/* one file, no floor: the writer's plain behaviour */
 	struct sv_rec out;
 	struct tfix f;
 	char path[256];
@@ -301,7 +300,6 @@ static void test_stream_definition(void **state)
 
 	(void)state;
 	rec_path(path, sizeof(path), "rate");
-	sv_record_opts_default(&o);
 	tfix_init(&f, 2, 0, 0, 8, NULL);
 	f.svid[0] = "MU01";
 	assert_int_equal(svtrace_rec_open(&rec, path, &o, &ports, f.corr, &to_tai), 0);
