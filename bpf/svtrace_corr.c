@@ -6,29 +6,6 @@
 
 #include "svtrace_corr.h"
 
-#define PS_EG 0x1u		/* seen at T2a */
-#define PS_TK 0x2u		/* taken at T2b */
-#define PS_DROP 0x4u		/* dropped after T2a */
-#define PS_PREDROP 0x8u		/* dropped on the port before T2a */
-#define PS_UNWANTED 0x10u	/* reached the guest, unwanted */
-#define PS_DONE (PS_TK | PS_DROP | PS_PREDROP | PS_UNWANTED)
-
-struct corr_port {
-	int64_t t_eg;
-	int64_t t_tk;
-	uint32_t state;
-	uint32_t pad;
-};
-
-struct corr_entry {
-	uint32_t stream;	/* index + 1; 0 = free slot */
-	uint16_t smpcnt;
-	uint16_t has_in;
-	int64_t t_in;
-	int64_t t_first;	/* first observation: the age for eviction */
-	struct corr_port port[];
-};
-
 struct corr_stream {
 	uint16_t appid;
 	uint16_t svid_len;
@@ -44,10 +21,6 @@ struct port_reasons {
 
 struct svtrace_corr {
 	struct svtrace_corr_cfg cfg;
-	uint32_t mask;
-	uint32_t live;
-	size_t stride;
-	uint8_t *table;
 	unsigned nstreams;
 	struct corr_stream *streams;
 	/* stream lookup: open addressing on (appid, svid) hash -> index + 1 */
@@ -97,16 +70,13 @@ int svtrace_corr_new(struct svtrace_corr **out, const struct svtrace_corr_cfg *c
 	struct svtrace_corr *c;
 	size_t nh;
 
-	if (!cfg || !cfg->nports || cfg->nports >= SVTRACE_CORR_MAX_PORTS || !cfg->capacity ||
-	    cfg->timeout_ns <= 0 || !cfg->max_streams || cfg->max_streams > 65536 || cfg->late_ns < 0)
+	if (!cfg || !cfg->nports || cfg->nports >= SVTRACE_CORR_MAX_PORTS || !cfg->max_streams ||
+	    cfg->max_streams > 65536 || cfg->late_ns < 0)
 		return -EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	c->cfg = *cfg;
-	c->mask = pow2_at_least(cfg->capacity) - 1;
-	c->stride = sizeof(struct corr_entry) + cfg->nports * sizeof(struct corr_port);
-	c->table = calloc((size_t)c->mask + 1, c->stride);
 	c->streams = calloc(cfg->max_streams, sizeof(*c->streams));
 	c->smask = pow2_at_least(cfg->max_streams * 2) - 1;
 	c->sidx = calloc((size_t)c->smask + 1, sizeof(*c->sidx));
@@ -115,7 +85,7 @@ int svtrace_corr_new(struct svtrace_corr **out, const struct svtrace_corr_cfg *c
 	c->hops_iv = malloc(nh * sizeof(*c->hops_iv));
 	c->reasons = calloc(cfg->nports + 1, sizeof(*c->reasons));
 	c->late = cfg->late_max ? calloc(cfg->late_max, sizeof(*c->late)) : NULL;
-	if (!c->table || !c->streams || !c->sidx || !c->hops || !c->hops_iv || !c->reasons ||
+	if (!c->streams || !c->sidx || !c->hops || !c->hops_iv || !c->reasons ||
 	    (cfg->late_max && !c->late)) {
 		svtrace_corr_free(c);
 		return -ENOMEM;
@@ -132,7 +102,6 @@ void svtrace_corr_free(struct svtrace_corr *c)
 		return;
 	for (unsigned i = 0; i < c->nstreams; i++)
 		free(c->streams[i].hops);
-	free(c->table);
 	free(c->streams);
 	free(c->sidx);
 	free(c->hops);
@@ -151,8 +120,7 @@ static uint32_t fnv1a(uint16_t appid, const uint8_t *s, size_t n)
 	return h;
 }
 
-int svtrace_corr_stream_find(const struct svtrace_corr *c, uint16_t appid, const uint8_t *svid,
-			     size_t svid_len)
+static int stream_find(const struct svtrace_corr *c, uint16_t appid, const uint8_t *svid, size_t svid_len)
 {
 	uint32_t i = fnv1a(appid, svid, svid_len) & c->smask;
 
@@ -169,7 +137,7 @@ int svtrace_corr_stream_find(const struct svtrace_corr *c, uint16_t appid, const
 }
 
 /* Full-string identity: two svIDs that share a hash are still two streams. */
-static int stream_get(struct svtrace_corr *c, uint16_t appid, const uint8_t *svid, size_t svid_len)
+int svtrace_corr_stream_add(struct svtrace_corr *c, uint16_t appid, const uint8_t *svid, size_t svid_len)
 {
 	uint32_t i;
 	struct corr_stream *s;
@@ -177,7 +145,7 @@ static int stream_get(struct svtrace_corr *c, uint16_t appid, const uint8_t *svi
 
 	if (svid_len > SVTRACE_CORR_SVID_MAX)
 		svid_len = SVTRACE_CORR_SVID_MAX;
-	idx = svtrace_corr_stream_find(c, appid, svid, svid_len);
+	idx = stream_find(c, appid, svid, svid_len);
 	if (idx >= 0)
 		return idx;
 	if (c->nstreams >= c->cfg.max_streams) {
@@ -198,20 +166,11 @@ static int stream_get(struct svtrace_corr *c, uint16_t appid, const uint8_t *svi
 	return (int)(c->nstreams - 1);
 }
 
-static inline struct corr_entry *slot(const struct svtrace_corr *c, uint32_t i)
-{
-	return (struct corr_entry *)(c->table + (size_t)i * c->stride);
-}
-
-static inline uint32_t key_hash(uint32_t stream, uint16_t smpcnt)
-{
-	uint32_t h = (stream * 0x9E3779B1u) ^ ((uint32_t)smpcnt * 0x85EBCA77u);
-
-	return h ^ (h >> 15);
-}
+/* What a copy did on a hop: its latency, or one of the counts. */
+enum hop_what { HOP_LATENCY, HOP_MISSING, HOP_DROPPED, HOP_UNWANTED, HOP_IN_FLIGHT };
 
 static void hop_add(struct svtrace_corr *c, struct corr_stream *s, unsigned port, enum svtrace_hop hop,
-		    int what, int64_t lat)
+		    enum hop_what what, int64_t lat)
 {
 	struct svtrace_hop_stats *t[3] = {
 		&c->hops[port * SVTRACE_HOP_NR + hop],
@@ -223,92 +182,24 @@ static void hop_add(struct svtrace_corr *c, struct corr_stream *s, unsigned port
 		if (!t[i])
 			continue;
 		switch (what) {
-		case 0:
+		case HOP_LATENCY:
 			t[i]->frames++;
 			sv_stats_add(&t[i]->lat, lat);
 			break;
-		case 1:
+		case HOP_MISSING:
 			t[i]->missing++;
 			break;
-		case 2:
+		case HOP_DROPPED:
 			t[i]->dropped++;
 			break;
-		case 4:
+		case HOP_IN_FLIGHT:
 			t[i]->in_flight++;
 			break;
-		default:
+		case HOP_UNWANTED:
 			t[i]->unwanted++;
 			break;
 		}
 	}
-}
-
-/* Accounts an entry's outcome on every hop of every port, then frees the slot (backward shift). */
-static void entry_resolve(struct svtrace_corr *c, uint32_t i)
-{
-	struct corr_entry *e = slot(c, i);
-	struct corr_stream *s = &c->streams[e->stream - 1];
-	uint32_t j, k;
-
-	for (unsigned p = 1; p <= c->cfg.nports; p++) {
-		const struct corr_port *cp = &e->port[p - 1];
-
-		if (cp->state & PS_EG) {
-			if (e->has_in)
-				hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 0, cp->t_eg - e->t_in);
-			if (cp->state & (PS_TK | PS_UNWANTED)) {
-				hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, 0, cp->t_tk - cp->t_eg);
-				if (e->has_in)
-					hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 0, cp->t_tk - e->t_in);
-				if (cp->state & PS_UNWANTED) {
-					hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, 3, 0);
-					if (e->has_in)
-						hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 3, 0);
-				}
-			} else {
-				int what = cp->state & PS_DROP ? 2 : 1;
-
-				hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, what, 0);
-				if (e->has_in)
-					hop_add(c, s, p, SVTRACE_HOP_T1_T2B, what, 0);
-			}
-		} else if (e->has_in) {
-			int what = cp->state & PS_PREDROP ? 2 : 1;
-
-			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, what, 0);
-			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, what, 0);
-		} else if (cp->state & PS_DONE) {
-			c->cnt.orphans++;
-		}
-	}
-	/* Backward-shift deletion keeps probe chains intact without tombstones. */
-	memset(e, 0, c->stride);
-	c->live--;
-	for (j = (i + 1) & c->mask; slot(c, j)->stream; j = (j + 1) & c->mask) {
-		struct corr_entry *f = slot(c, j);
-
-		k = key_hash(f->stream - 1, f->smpcnt) & c->mask;
-		/* f may move to i if its home k is not cyclically in (i, j]. */
-		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			memcpy(slot(c, i), f, c->stride);
-			memset(f, 0, c->stride);
-			i = j;
-		}
-	}
-}
-
-static bool entry_complete(const struct svtrace_corr *c, const struct corr_entry *e)
-{
-	if (!e->has_in)
-		return false;
-	for (unsigned p = 0; p < c->cfg.nports; p++) {
-		uint32_t st = e->port[p].state;
-
-		/* A take may be read from the ring before its egress (two CPUs): wait for both. */
-		if (!(st & PS_PREDROP) && !((st & PS_EG) && (st & (PS_TK | PS_DROP | PS_UNWANTED))))
-			return false;
-	}
-	return true;
 }
 
 static void reason_add(struct svtrace_corr *c, unsigned port, uint32_t reason)
@@ -386,12 +277,13 @@ const char *svtrace_thread_role(const char *comm)
 	return "thread";
 }
 
-static void late_add(struct svtrace_corr *c, const struct corr_entry *e, unsigned port,
-		     const struct svtrace_obs *o, enum svtrace_hop hop, int64_t hop_ns)
+/* A copy taken (@o->t2b_ns) @hop_ns after the start of @hop, over the threshold: the late list. */
+static void late_add(struct svtrace_corr *c, const struct svtrace_copy_obs *o, enum svtrace_hop hop,
+		     int64_t hop_ns)
 {
 	struct svtrace_late l = {
-		.stream = e->stream - 1, .smpcnt = e->smpcnt, .port = port, .hop = hop, .hop_ns = hop_ns,
-		.t_mono_ns = o->t_mono_ns, .feeder_tid = o->feeder_tid, .feeder_wait_ns = o->wait_ns,
+		.stream = o->stream, .smpcnt = o->smpcnt, .port = o->port, .hop = hop, .hop_ns = hop_ns,
+		.t_mono_ns = o->t2b_ns, .feeder_tid = o->feeder_tid, .feeder_wait_ns = o->wait_ns,
 		.wait_end_known = o->wait_end_ns != 0,
 		.holder_pid = o->holder_pid, .holder_policy = o->holder_policy, .holder_prio = o->holder_prio,
 	};
@@ -400,7 +292,7 @@ static void late_add(struct svtrace_corr *c, const struct corr_entry *e, unsigne
 
 	/* Only the part of the feeder's wait within the hop explains it (a wait that ended before the
 	 * frame's T1 delayed something else); no part in it, no holder to name. */
-	l.wait_ns = svtrace_wait_in_hop(o->t_mono_ns - hop_ns, o->t_mono_ns, o->wait_end_ns, o->wait_ns,
+	l.wait_ns = svtrace_wait_in_hop(o->t2b_ns - hop_ns, o->t2b_ns, o->wait_end_ns, o->wait_ns,
 					&l.wait_from_ns);
 	if (o->feeder_comm)
 		strncpy(l.feeder_comm, o->feeder_comm, sizeof(l.feeder_comm) - 1);
@@ -418,7 +310,7 @@ static void late_add(struct svtrace_corr *c, const struct corr_entry *e, unsigne
 		if (k->comm)
 			strncpy(l.carrier_comm, k->comm, sizeof(l.carrier_comm) - 1);
 		l.carrier_whole_wait_ns = k->wait_ns;
-		l.carrier_wait_ns = svtrace_wait_in_hop(o->t_mono_ns - hop_ns, o->t2a_ns, k->wait_end_ns, k->wait_ns,
+		l.carrier_wait_ns = svtrace_wait_in_hop(o->t2b_ns - hop_ns, o->t2a_ns, k->wait_end_ns, k->wait_ns,
 							&l.carrier_wait_from_ns);
 		if (l.carrier_wait_ns) {
 			l.carrier_holder_pid = k->holder_pid;
@@ -449,140 +341,6 @@ static void late_add(struct svtrace_corr *c, const struct corr_entry *e, unsigne
 	if (l.hop_ns > h[0].hop_ns) {
 		h[0] = l;
 		late_sift_down(h, c->nlate, 0);
-	}
-}
-
-int svtrace_corr_add(struct svtrace_corr *c, const struct svtrace_obs *o)
-{
-	struct corr_entry *e = NULL;
-	struct corr_port *cp;
-	uint32_t i;
-	int idx;
-
-	c->cnt.observations++;
-	if (o->kind != SVTRACE_OBS_INGRESS && (o->port < 1 || o->port > c->cfg.nports)) {
-		c->cnt.bad_port++;
-		return -EINVAL;
-	}
-	idx = stream_get(c, o->appid, o->svid, o->svid_len);
-	if (idx < 0)
-		return idx;
-	for (i = key_hash((uint32_t)idx, o->smpcnt) & c->mask;; i = (i + 1) & c->mask) {
-		e = slot(c, i);
-		if (!e->stream || (e->stream == (uint32_t)idx + 1 && e->smpcnt == o->smpcnt))
-			break;
-	}
-	if (o->kind == SVTRACE_OBS_INGRESS) {
-		c->streams[idx].frames++;
-		if (e->stream) {
-			/* The same key again: last second's frame is resolved with what it has. */
-			c->cnt.evicted_reuse++;
-			entry_resolve(c, i);
-			return svtrace_corr_add(c, o);
-		}
-	}
-	if (!e->stream) {
-		if (o->kind != SVTRACE_OBS_INGRESS && o->kind != SVTRACE_OBS_EGRESS &&
-		    o->kind != SVTRACE_OBS_PORT_DROP) {
-			c->cnt.orphans++;
-			return 0;
-		}
-		if (c->live + 1 > c->mask - c->mask / 4) {
-			/* Full (75 % load): the oldest entry near this key makes room; counted. */
-			uint32_t old = i, j, n;
-			int64_t t_old = INT64_MAX;
-
-			for (j = (i - 1) & c->mask, n = 0; n < 64 && slot(c, j)->stream;
-			     j = (j - 1) & c->mask, n++) {
-				if (slot(c, j)->t_first < t_old) {
-					t_old = slot(c, j)->t_first;
-					old = j;
-				}
-			}
-			c->cnt.evicted_full++;
-			if (old != i) {
-				entry_resolve(c, old);
-				return svtrace_corr_add(c, o);
-			}
-			c->cnt.orphans++;
-			return 0;
-		}
-		memset(e, 0, c->stride);
-		e->stream = (uint32_t)idx + 1;
-		e->smpcnt = o->smpcnt;
-		e->t_first = o->t_mono_ns;
-		c->live++;
-	}
-	switch (o->kind) {
-	case SVTRACE_OBS_INGRESS:
-		e->has_in = 1;
-		e->t_in = o->t_mono_ns;
-		return 0;
-	case SVTRACE_OBS_EGRESS:
-		cp = &e->port[o->port - 1];
-		if (cp->state & PS_EG) {
-			c->cnt.duplicates++;
-			return 0;
-		}
-		cp->state |= PS_EG;
-		cp->t_eg = o->t_mono_ns;
-		break;
-	case SVTRACE_OBS_TAKEN:
-	case SVTRACE_OBS_UNWANTED:
-		cp = &e->port[o->port - 1];
-		if (cp->state & PS_DONE) {
-			c->cnt.duplicates++;
-			return 0;
-		}
-		cp->state |= o->kind == SVTRACE_OBS_TAKEN ? PS_TK : PS_UNWANTED;
-		cp->t_tk = o->t_mono_ns;
-		if (c->cfg.late_ns && e->has_in && cp->t_tk - e->t_in > c->cfg.late_ns)
-			late_add(c, e, o->port, o, SVTRACE_HOP_T1_T2B, cp->t_tk - e->t_in);
-		else if (c->cfg.late_ns && !e->has_in && (cp->state & PS_EG) &&
-			 cp->t_tk - cp->t_eg > c->cfg.late_ns)
-			late_add(c, e, o->port, o, SVTRACE_HOP_T2A_T2B, cp->t_tk - cp->t_eg);
-		break;
-	case SVTRACE_OBS_DROP:
-	case SVTRACE_OBS_PORT_DROP:
-		cp = &e->port[o->port - 1];
-		if (cp->state & PS_DONE) {
-			c->cnt.duplicates++;
-			return 0;
-		}
-		cp->state |= (o->kind == SVTRACE_OBS_DROP || (cp->state & PS_EG)) ? PS_DROP : PS_PREDROP;
-		reason_add(c, o->port, o->reason);
-		break;
-	}
-	if (entry_complete(c, e))
-		entry_resolve(c, i);
-	return 0;
-}
-
-void svtrace_corr_expire(struct svtrace_corr *c, int64_t now_mono_ns)
-{
-	uint32_t i = 0;
-
-	while (i <= c->mask) {
-		struct corr_entry *e = slot(c, i);
-
-		if (e->stream && now_mono_ns - e->t_first > c->cfg.timeout_ns) {
-			c->cnt.evicted_timeout++;
-			entry_resolve(c, i);
-			/* Slot i may now hold a shifted entry: look at it again. */
-			continue;
-		}
-		i++;
-	}
-}
-
-void svtrace_corr_flush(struct svtrace_corr *c)
-{
-	for (uint32_t i = 0; i <= c->mask;) {
-		if (slot(c, i)->stream) {
-			entry_resolve(c, i);
-			continue;
-		}
-		i++;
 	}
 }
 
@@ -673,16 +431,6 @@ const struct svtrace_corr_counters *svtrace_corr_counters(const struct svtrace_c
 	return &c->cnt;
 }
 
-uint32_t svtrace_corr_live(const struct svtrace_corr *c)
-{
-	return c->live;
-}
-
-int svtrace_corr_stream_add(struct svtrace_corr *c, uint16_t appid, const uint8_t *svid, size_t svid_len)
-{
-	return stream_get(c, appid, svid, svid_len);
-}
-
 void svtrace_corr_stream_set_frames(struct svtrace_corr *c, unsigned idx, uint64_t frames)
 {
 	if (idx < c->nstreams)
@@ -692,8 +440,6 @@ void svtrace_corr_stream_set_frames(struct svtrace_corr *c, unsigned idx, uint64
 int svtrace_corr_copy(struct svtrace_corr *c, const struct svtrace_copy_obs *o)
 {
 	struct corr_stream *s;
-	struct corr_entry e = { 0 };
-	struct svtrace_obs ob;
 	bool in = o->t1_ns != 0;
 	unsigned p = o->port;
 
@@ -707,56 +453,49 @@ int svtrace_corr_copy(struct svtrace_corr *c, const struct svtrace_copy_obs *o)
 	case SVTRACE_COPY_TAKEN:
 	case SVTRACE_COPY_UNWANTED:
 		if (in)
-			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 0, o->t2a_ns - o->t1_ns);
-		hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, 0, o->t2b_ns - o->t2a_ns);
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, HOP_LATENCY, o->t2a_ns - o->t1_ns);
+		hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, HOP_LATENCY, o->t2b_ns - o->t2a_ns);
 		if (in)
-			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 0, o->t2b_ns - o->t1_ns);
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, HOP_LATENCY, o->t2b_ns - o->t1_ns);
 		if (o->outcome == SVTRACE_COPY_UNWANTED) {
-			hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, 3, 0);
+			hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, HOP_UNWANTED, 0);
 			if (in)
-				hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 3, 0);
+				hop_add(c, s, p, SVTRACE_HOP_T1_T2B, HOP_UNWANTED, 0);
 		}
 		if (!c->cfg.late_ns)
 			break;
-		e.stream = o->stream + 1;
-		e.smpcnt = o->smpcnt;
-		ob = (struct svtrace_obs){ .t_mono_ns = o->t2b_ns, .feeder_tid = o->feeder_tid,
-					   .feeder_comm = o->feeder_comm, .wait_ns = o->wait_ns,
-					   .holder_pid = o->holder_pid, .holder_comm = o->holder_comm,
-					   .holder_policy = o->holder_policy, .holder_prio = o->holder_prio,
-					   .wait_end_ns = o->wait_end_ns, .carrier = o->carrier, .t2a_ns = o->t2a_ns };
 		if (in && o->t2b_ns - o->t1_ns > c->cfg.late_ns)
-			late_add(c, &e, p, &ob, SVTRACE_HOP_T1_T2B, o->t2b_ns - o->t1_ns);
+			late_add(c, o, SVTRACE_HOP_T1_T2B, o->t2b_ns - o->t1_ns);
 		else if (!in && o->t2b_ns - o->t2a_ns > c->cfg.late_ns)
-			late_add(c, &e, p, &ob, SVTRACE_HOP_T2A_T2B, o->t2b_ns - o->t2a_ns);
+			late_add(c, o, SVTRACE_HOP_T2A_T2B, o->t2b_ns - o->t2a_ns);
 		break;
 	case SVTRACE_COPY_DROPPED:
 		if (in)
-			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 0, o->t2a_ns - o->t1_ns);
-		hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, 2, 0);
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, HOP_LATENCY, o->t2a_ns - o->t1_ns);
+		hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, HOP_DROPPED, 0);
 		if (in)
-			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 2, 0);
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, HOP_DROPPED, 0);
 		reason_add(c, p, o->reason);
 		break;
 	case SVTRACE_COPY_PORT_DROP:
 		if (in) {
-			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 2, 0);
-			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 2, 0);
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, HOP_DROPPED, 0);
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, HOP_DROPPED, 0);
 		} else {
 			c->cnt.orphans++;
 		}
 		reason_add(c, p, o->reason);
 		break;
 	case SVTRACE_COPY_MISSING_T2A:
-		hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 1, 0);
-		hop_add(c, s, p, SVTRACE_HOP_T1_T2B, 1, 0);
+		hop_add(c, s, p, SVTRACE_HOP_T1_T2A, HOP_MISSING, 0);
+		hop_add(c, s, p, SVTRACE_HOP_T1_T2B, HOP_MISSING, 0);
 		break;
 	case SVTRACE_COPY_MISSING_T2B:
 	case SVTRACE_COPY_IN_FLIGHT_T2B: {
-		int what = o->outcome == SVTRACE_COPY_MISSING_T2B ? 1 : 4;
+		enum hop_what what = o->outcome == SVTRACE_COPY_MISSING_T2B ? HOP_MISSING : HOP_IN_FLIGHT;
 
 		if (in)
-			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, 0, o->t2a_ns - o->t1_ns);
+			hop_add(c, s, p, SVTRACE_HOP_T1_T2A, HOP_LATENCY, o->t2a_ns - o->t1_ns);
 		hop_add(c, s, p, SVTRACE_HOP_T2A_T2B, what, 0);
 		if (in)
 			hop_add(c, s, p, SVTRACE_HOP_T1_T2B, what, 0);

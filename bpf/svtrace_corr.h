@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * svtrace's correlation: matches the observations of one SV frame across the points of the host
- * (T1 ingress, T2a egress toward guest p, T2b taken by guest p's feeder, or dropped) and turns them into
- * per-hop latency histograms, missing/dropped counts and the list of late frames with their attribution.
- *
- * A frame is identified by (stream, smpCnt) within the current second, per egress port: smpCnt restarts
- * every second (IEC 61850-9-2 / 61869-9 §6.904), so the next occurrence of the same key is the next
- * second's frame and evicts the previous entry. Memory is fixed at creation: one open-addressing table
- * of `capacity` entries, and stream statistics allocated when a stream is first seen (at most
- * max_streams). Entries still incomplete after `timeout_ns` (or evicted by the next second's frame, or
- * by a full table) count as missing at the hop they never reached. Pure computation: no clock reads,
- * no I/O, no logging - the unit tests drive it with tables of observations.
+ * svtrace's accounting of frame copies: the frames are correlated in BPF (svtrace.h), which hands over one
+ * resolved egress copy at a time (T1 ingress, T2a egress toward guest p, T2b taken by guest p's feeder,
+ * or dropped, missing, in flight at the stop) or, for copies taken in time, only their hop latencies
+ * (svtrace_hlog.h). This turns them into per-hop latency histograms (per egress port, per stream, and per
+ * live interval), missing/dropped/unwanted counts with the drop reasons, and the list of late frames
+ * with their attribution (which thread fed the guest, what held its CPU, which thread carried the frame
+ * between T1 and T2a). Memory is fixed at creation but for per-stream statistics, allocated when a
+ * stream is first added (at most max_streams). Pure computation: no clock reads, no I/O, no logging.
  */
 #ifndef SVTRACE_CORR_H
 #define SVTRACE_CORR_H
@@ -24,15 +21,6 @@
 #define SVTRACE_CORR_MAX_PORTS 16	/* egress ports 1..15 (0 is the ingress) */
 #define SVTRACE_CORR_SVID_MAX 64
 #define SVTRACE_CORR_MAX_REASONS 16	/* distinct drop reasons kept per port */
-
-enum svtrace_obs_kind {
-	SVTRACE_OBS_INGRESS = 1,	/* T1 */
-	SVTRACE_OBS_EGRESS = 2,		/* T2a on port */
-	SVTRACE_OBS_TAKEN = 3,		/* T2b on port */
-	SVTRACE_OBS_DROP = 4,		/* freed with a drop reason after T2a on port */
-	SVTRACE_OBS_PORT_DROP = 5,	/* dropped on port before T2a (tc egress, qdisc) */
-	SVTRACE_OBS_UNWANTED = 6,	/* reached the guest namespace, nobody wanted it (not a loss) */
-};
 
 enum svtrace_hop {
 	SVTRACE_HOP_T1_T2A = 0,
@@ -63,28 +51,6 @@ struct svtrace_carrier {
  * netdev datapath forwards system ports there), "ovs pmd thread", "ovs handler (upcall)", "ovs
  * revalidator", "ksoftirqd", "napi thread", "vhost worker", "qemu", or "thread". */
 const char *svtrace_thread_role(const char *comm);
-
-struct svtrace_obs {
-	enum svtrace_obs_kind kind;
-	unsigned port;			/* 1..nports for everything but INGRESS */
-	uint16_t appid;
-	uint16_t smpcnt;
-	const uint8_t *svid;
-	size_t svid_len;
-	int64_t t_mono_ns;
-	uint32_t reason;		/* drops: kernel skb_drop_reason value */
-	/* TAKEN/UNWANTED: who fed the frame to the guest (from the BPF take event) */
-	uint32_t feeder_tid;
-	const char *feeder_comm;
-	int64_t wait_ns;
-	uint32_t holder_pid;
-	const char *holder_comm;
-	uint32_t holder_policy;
-	uint32_t holder_prio;		/* rt_priority for FIFO/RR, else nice */
-	int64_t wait_end_ns;		/* when the feeder's wait ended (it ran), same clock; 0 unknown */
-	struct svtrace_carrier carrier;	/* TAKEN: the thread that carried it from T1 to T2a (tid 0: none) */
-	int64_t t2a_ns;			/* with a carrier: its T2a (its hop is T1-T2a) */
-};
 
 struct svtrace_hop_stats {
 	uint64_t frames;		/* reached `to` from `from` (latency values) */
@@ -138,21 +104,15 @@ int64_t svtrace_wait_in_hop(int64_t hop_from_ns, int64_t hop_to_ns, int64_t wait
 			    int64_t *from_ns);
 
 struct svtrace_corr_counters {
-	uint64_t observations;
-	uint64_t orphans;		/* T2a/T2b/drop with no T1 entry */
-	uint64_t evicted_timeout;	/* incomplete entries evicted by age */
-	uint64_t evicted_reuse;		/* evicted by the same key a second later */
-	uint64_t evicted_full;		/* evicted because the table was full */
-	uint64_t duplicates;		/* same point seen twice for one entry */
-	uint64_t streams_overflow;	/* observations of streams beyond max_streams */
-	uint64_t bad_port;		/* port number out of range */
+	uint64_t observations;		/* copies accounted (svtrace_corr_copy) */
+	uint64_t orphans;		/* dropped on a port before T2a, with no T1 */
+	uint64_t streams_overflow;	/* streams beyond max_streams (svtrace_corr_stream_add) */
+	uint64_t bad_port;		/* port, stream or hop number out of range */
 	uint64_t late_total;		/* frames over the threshold (the list keeps the worst) */
 };
 
 struct svtrace_corr_cfg {
 	unsigned nports;		/* egress ports, 1..SVTRACE_CORR_MAX_PORTS-1 */
-	uint32_t capacity;		/* frame table slots (rounded up to a power of two) */
-	int64_t timeout_ns;		/* incomplete entries older than this are evicted */
 	int64_t late_ns;		/* T1->T2b above this goes to the late list (0: none) */
 	unsigned late_max;		/* late list size (keeps the worst) */
 	unsigned max_streams;
@@ -167,17 +127,6 @@ struct svtrace_corr;
 /* Returns 0, -EINVAL (bad cfg) or -ENOMEM. All memory is allocated here except per-stream stats. */
 int svtrace_corr_new(struct svtrace_corr **c, const struct svtrace_corr_cfg *cfg);
 void svtrace_corr_free(struct svtrace_corr *c);
-
-/*
- * Adds one observation. Returns 0; -EINVAL for a bad port (counted), -ENOSPC when the stream table is
- * full (counted). No allocation except the first observation of a new stream.
- */
-int svtrace_corr_add(struct svtrace_corr *c, const struct svtrace_obs *o);
-
-/* Evicts entries whose T1 (or first observation) is older than now - timeout_ns. */
-void svtrace_corr_expire(struct svtrace_corr *c, int64_t now_mono_ns);
-/* Resolves every entry (end of run): what is incomplete now is missing. */
-void svtrace_corr_flush(struct svtrace_corr *c);
 
 /* Aggregate over all streams of one egress port (1..nports). NULL when out of range. */
 const struct svtrace_hop_stats *svtrace_corr_hop(const struct svtrace_corr *c, unsigned port,
@@ -194,9 +143,6 @@ int svtrace_corr_stream(const struct svtrace_corr *c, unsigned idx, uint16_t *ap
 /* Per-stream hop statistics; NULL if absent (allocation failed or out of range). */
 const struct svtrace_hop_stats *svtrace_corr_stream_hop(const struct svtrace_corr *c, unsigned idx,
 							unsigned port, enum svtrace_hop hop);
-/* Looks a stream up by full identity (APPID + the whole svID). Returns its index or -ENOENT. */
-int svtrace_corr_stream_find(const struct svtrace_corr *c, uint16_t appid, const uint8_t *svid,
-			     size_t svid_len);
 
 /* Drop reasons seen on @port (both hops), *n entries. */
 const struct svtrace_reason_count *svtrace_corr_reasons(const struct svtrace_corr *c, unsigned port,
@@ -205,13 +151,8 @@ const struct svtrace_reason_count *svtrace_corr_reasons(const struct svtrace_cor
 const struct svtrace_late *svtrace_corr_late(const struct svtrace_corr *c, unsigned *n);
 void svtrace_corr_late_sort(struct svtrace_corr *c);
 const struct svtrace_corr_counters *svtrace_corr_counters(const struct svtrace_corr *c);
-/* Entries currently in the table (tests: bounded memory). */
-uint32_t svtrace_corr_live(const struct svtrace_corr *c);
 
-/*
- * svtrace's data path correlates in BPF and hands over one resolved egress copy at a time (all its
- * points, svtrace.h svtrace_copy): these account it directly, without the frame table above.
- */
+/* What became of one egress copy (svtrace.h svtrace_copy, resolved in BPF or by the timeout scan). */
 enum svtrace_copy_outcome {
 	SVTRACE_COPY_TAKEN = 1,		/* T1? -> T2a -> T2b */
 	SVTRACE_COPY_UNWANTED,		/* reached the guest, nobody wanted it (not a loss) */
@@ -229,13 +170,15 @@ struct svtrace_copy_obs {
 	uint16_t smpcnt;
 	int64_t t1_ns, t2a_ns, t2b_ns;	/* CLOCK_MONOTONIC, 0 = not seen */
 	uint32_t reason;		/* drops: kernel skb_drop_reason value */
-	uint32_t feeder_tid;		/* TAKEN/UNWANTED: as in struct svtrace_obs */
-	const char *feeder_comm;
+	/* TAKEN/UNWANTED: who fed the frame to the guest (from the BPF take event), its last wait and
+	 * what held its CPU meanwhile */
+	uint32_t feeder_tid;
+	const char *feeder_comm;	/* NULL or "": not known */
 	int64_t wait_ns;
 	uint32_t holder_pid;
 	const char *holder_comm;
 	uint32_t holder_policy;
-	uint32_t holder_prio;
+	uint32_t holder_prio;		/* rt_priority for FIFO/RR, else nice */
 	int64_t wait_end_ns;		/* end of the feeder's wait, same clock; 0 unknown */
 	struct svtrace_carrier carrier;	/* TAKEN/UNWANTED: who carried it T1 -> T2a (tid 0: none) */
 };
@@ -244,7 +187,8 @@ struct svtrace_copy_obs {
 int svtrace_corr_stream_add(struct svtrace_corr *c, uint16_t appid, const uint8_t *svid, size_t svid_len);
 /* Sets the stream's T1 frame count (counted in BPF). */
 void svtrace_corr_stream_set_frames(struct svtrace_corr *c, unsigned idx, uint64_t frames);
-/* Accounts one resolved copy on its port's three hops. Returns 0 or -EINVAL (bad port/stream, counted). */
+/* Accounts one resolved copy on its port's three hops; a taken copy over late_ns goes to the late list
+ * (and on_late). No allocation. Returns 0 or -EINVAL (bad port/stream/outcome, counted in bad_port). */
 int svtrace_corr_copy(struct svtrace_corr *c, const struct svtrace_copy_obs *o);
 
 /*
