@@ -86,7 +86,7 @@ sys.exit(0 if ok else 1)" "$T/out" "$min" "$sums" "$trips" ||
 	grep -q "wrap.yaml:1:7: wrap: 1 is out of range 0 or 2..65536" "$T/err" || fail "wrap: 1: $(cat "$T/err")"
 	usage_err "--resync-run 1" --read "$CAP" --resync-run 1
 	usage_err "--umem-frames 64" -i b0 --umem-frames 64
-	grep -q -- "--umem-frames: invalid value '64' (want UMEM frames per socket in 256..1048576)" "$T/err" ||
+	grep -q -- "--umem-frames: 64 is out of range 0 or 256..1048576" "$T/err" ||
 		fail "--umem-frames 64: $(cat "$T/err")"
 	"$SVSUB" --help >"$T/help" || fail "--help"
 	grep -q -- "--wrap N .*(0 or 2..65536" "$T/help" || fail "--help: wrap range"
