@@ -36,6 +36,11 @@ const volatile __u64 late_ns = 0;		/* T1->T2b (or T2a->T2b) above this: late eve
  * on rare switches only), so that a late frame's wait can be placed against its hop; 0 never */
 const volatile __u64 wait_stamp_ns = 0;
 const volatile __u32 all_ports = 0;		/* bit p set for every egress port p */
+/* --expect seen: a frame is expected only at the ports its stream has reached (map "stream_ports"),
+ * not at every port (a switch with per-stream flows, not a flooding bridge) */
+const volatile __u32 learn_ports = 0;
+/* enum skb_drop_reason's UNHANDLED_PROTO on this kernel (from its BTF; ~0 unknown) */
+const volatile __u32 reason_unhandled = ~0u;
 const volatile __u32 nr_cpus = 1;
 /* 1: a feeder's wait comes from the scheduler's own run-queue stamps (task sched_info, rq clock; no
  * sched_wakeup program); 0: from sched_wakeup (kernels without them in BTF, or --sched-wakeup). */
@@ -175,7 +180,9 @@ static __always_inline void slot_complete(struct svtrace_inflight *v, __u32 stre
 {
 	__u64 *w = incomplete_of(stream, smpcnt);
 
-	v->t1_ns = 0;
+	/* --expect seen: a port reached for the first time after the frame completed still finds its T1 */
+	if (!learn_ports)
+		v->t1_ns = 0;
 	if (w)
 		__sync_fetch_and_and(w, ~incomplete_bit(smpcnt));
 }
@@ -271,7 +278,8 @@ struct sv_t1_cache {
 	__u64 t1_ns;
 	__u32 stream;
 	__u16 smpcnt, vlan_tci;
-	__u16 flags, pad[3];
+	__u16 flags, pad;
+	__u32 tid;		/* the thread at T1: only its own T2a may use the cache (below) */
 };
 
 #define T1_CACHE_NS 1000000ull	/* a cached T1 older than 1 ms is not used */
@@ -691,6 +699,41 @@ struct {
 	__type(value, __u64);
 } stream_frames SEC(".maps");
 
+/* --expect seen: the egress ports (bit p) each stream id has reached at T2a, or was dropped on before it;
+ * read by user space's timeout scan. A port learned stays: a stream that stops reaching it (a flow
+ * deleted) is missing there from then on. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SVTRACE_MAX_STREAMS);
+	__type(key, __u32);
+	__type(value, __u32);
+} stream_ports SEC(".maps");
+
+/* The egress ports a frame of stream @id must reach to be complete. */
+static __always_inline __u32 expected_ports(__u32 id)
+{
+	__u32 *m;
+
+	if (!learn_ports)
+		return all_ports;
+	id %= SVTRACE_MAX_STREAMS;
+	m = bpf_map_lookup_elem(&stream_ports, &id);
+	return m ? *m & all_ports : 0;
+}
+
+/* Stream @id reached port bit @bit (--expect seen; one read of a line that stays shared once learned). */
+static __always_inline void port_learn(__u32 id, __u32 bit)
+{
+	__u32 *m;
+
+	if (!learn_ports)
+		return;
+	id %= SVTRACE_MAX_STREAMS;
+	m = bpf_map_lookup_elem(&stream_ports, &id);
+	if (m && !(*m & bit))
+		__sync_fetch_and_or(m, bit);
+}
+
 /* --svid: the key's svID (zero-padded) is the filter's, compared as 8 words. Once per new stream. */
 static __always_inline bool svid_match(const struct sv_frame *f)
 {
@@ -915,6 +958,44 @@ static __always_inline struct sv_feeder *feeder_self(__u32 tid)
 	return NULL;
 }
 
+/*
+ * Whether the program runs for an interrupt (hard, NMI, or serving a softirq; bottom halves merely
+ * disabled, as in dev_queue_xmit, do not count): the current task was then only interrupted, it does
+ * not carry the frame. The count is a per-CPU variable (x86's __preempt_count), which kernels without
+ * KALLSYMS_ALL do not let a program name; it lies at a fixed distance from this CPU's run queue (both in
+ * the per-CPU area, their offsets in the kernel's BTF): user space sets preempt_from_rq to that
+ * distance (0: unknown, every context then counts as the task's own). Elsewhere (arm64) the count is in
+ * the task's thread_info. On PREEMPT_RT softirqs run in threads, which do carry the frames they forward.
+ */
+#define SV_SOFTIRQ_OFFSET 0x100
+#define SV_IRQ_MASKS (0xf00000 | 0xf0000)	/* NMI_MASK | HARDIRQ_MASK */
+const volatile __s64 preempt_from_rq = 0;
+
+struct thread_info___pc {
+	__u64 preempt_count;
+} __attribute__((preserve_access_index));
+struct task_struct___pc {
+	struct thread_info___pc thread_info;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool in_interrupt_ctx(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct task_struct___pc *tp = (void *)task;
+	__u32 pc = 0;
+
+	if (bpf_core_field_exists(tp->thread_info.preempt_count)) {
+		pc = (__u32)BPF_CORE_READ(tp, thread_info.preempt_count);
+	} else if (preempt_from_rq) {
+		/* current runs here: its sched_entity's cfs_rq is this CPU's, and so is its rq */
+		char *rq = (char *)BPF_CORE_READ(task, se.cfs_rq, rq);
+
+		if (!rq || bpf_probe_read_kernel(&pc, sizeof(pc), rq + preempt_from_rq))
+			return false;
+	}
+	return pc & (SV_IRQ_MASKS | SV_SOFTIRQ_OFFSET);
+}
+
 static __always_inline void emit_missing(const struct svtrace_frame_key *k, const struct svtrace_inflight *v,
 					 __u32 miss)
 {
@@ -1007,7 +1088,7 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 	bit = incomplete_bit(k.smpcnt);
 	if (*w & bit) {
 		/* The slot's previous frame never reached every port. */
-		miss = v->t1_ns ? all_ports & ~(v->seen | v->predrop) : 0;
+		miss = v->t1_ns ? expected_ports(k.stream) & ~(v->seen | v->predrop) : 0;
 		if (miss) {
 			struct svtrace_frame_key old = { .stream = k.stream, .smpcnt = v->smpcnt };
 
@@ -1032,6 +1113,7 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 		c->smpcnt = (__u16)k.smpcnt;
 		c->vlan_tci = s->f.vlan_tci;
 		c->flags = s->f.flags;
+		c->tid = v->tid1;
 	}
 	return 0;
 }
@@ -1081,8 +1163,11 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	tr.t2a_ns = bpf_ktime_get_ns();
 	head = RD(btf, skb, head);
 	c = &HOT(hp)->t1;
+	/* Only in the thread that did that T1 (a kernel switch forwards in the receiving context): another
+	 * thread's transmit (a user-space switch's, Open vSwitch's netdev datapath) is of a new buffer, maybe
+	 * the very one of that T1 freed and reused for another stream's frame of the same smpCnt. */
 	if (c->head == (__u64)head && tr.t2a_ns - c->t1_ns < T1_CACHE_NS &&
-	    cached_smpcnt(btf, head, c) == c->smpcnt) {
+	    c->tid == (__u32)bpf_get_current_pid_tgid() && cached_smpcnt(btf, head, c) == c->smpcnt) {
 		/* The frame of the last T1 on this CPU (same buffer, same smpCnt in place). */
 		k.stream = c->stream;
 		k.smpcnt = c->smpcnt;
@@ -1105,17 +1190,27 @@ static __always_inline int on_xmit(const bool btf, struct sk_buff *skb, struct n
 	tr.port = (__u16)p;
 	tr.tid2a = (__u32)bpf_get_current_pid_tgid();
 	tr.cpu2a = (__u16)bpf_get_smp_processor_id();
+	bit = 1u << (p & 31);
+	port_learn(k.stream, bit);
 	v = slot_of(k.stream, k.smpcnt);
 	if (v && slot_match(v, k.smpcnt, tr.t2a_ns)) {
-		bit = 1u << (p & 31);
+		__u32 exp = expected_ports(k.stream);
+
 		tr.t1_ns = v->t1_ns;
 		tr.tid1 = v->tid1;
 		tr.cpu1 = v->cpu1;
 		if (!(v->seen | v->predrop))
 			tr.flags |= SVTRACE_F_T1_FIRST;
+		/* Another thread than T1's transmits it, in its own context: the frame crossed user space
+		 * (Open vSwitch's netdev datapath, an upcall): that thread is its carrier, and its waits are
+		 * followed from now on (a feeder's bookkeeping) so that a late frame can say what held it. */
+		if (tr.tid2a != tr.tid1 && !in_interrupt_ctx()) {
+			tr.flags |= SVTRACE_F_CARRIED;
+			feeder_self(tr.tid2a);
+		}
 		v->seen |= bit;
 		/* Every port reached: the slot is free. */
-		if (((v->seen | v->predrop) & all_ports) == all_ports)
+		if (((v->seen | v->predrop) & exp) == exp)
 			slot_complete(v, k.stream, k.smpcnt);
 	} else if (stopping) {
 		/* No T1 (rare): user space is stopping and T1 is detached already, so this is a frame
@@ -1350,6 +1445,12 @@ static __always_inline int port_drop(const bool btf, struct svtrace_hlog_pos *hp
 	if (!sv_frame_id(btf, false, head + mac, RD(btf, skb, tail) - mac, skb, s, false, &k.stream))
 		return 0;
 	k.smpcnt = s->f.smpcnt;
+	if (!p) {
+		/* On the ingress, before T1's hops: counted, not an event (a user-space switch's ingress sees
+		 * one UNHANDLED_PROTO per frame: the host stack's own copy, besides the switch's). */
+		count(reason == reason_unhandled ? SVTRACE_CNT_INGRESS_UNHANDLED : SVTRACE_CNT_INGRESS_DROP);
+		return 0;
+	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(SVTRACE_CNT_LOST);
@@ -1368,16 +1469,19 @@ static __always_inline int port_drop(const bool btf, struct svtrace_hlog_pos *hp
 	e->cpu2b = (__u16)bpf_get_smp_processor_id();
 	e->ifindex2b = ifindex;
 	e->netns2b = netns;
-	v = p ? slot_of(k.stream, k.smpcnt) : NULL;
+	bit = 1u << (p & 31);
+	port_learn(k.stream, bit);
+	v = slot_of(k.stream, k.smpcnt);
 	if (v && slot_match(v, k.smpcnt, e->t2b_ns)) {
-		bit = 1u << (p & 31);
+		__u32 exp = expected_ports(k.stream);
+
 		e->t1_ns = v->t1_ns;
 		e->tid1 = v->tid1;
 		e->cpu1 = v->cpu1;
 		if (!(v->seen | v->predrop))
 			e->flags |= SVTRACE_F_T1_FIRST;
 		v->predrop |= bit;
-		if (((v->seen | v->predrop) & all_ports) == all_ports)
+		if (((v->seen | v->predrop) & exp) == exp)
 			slot_complete(v, k.stream, k.smpcnt);
 	}
 	bpf_ringbuf_submit(e, RB_FLAGS);
@@ -1390,6 +1494,35 @@ static __always_inline __u64 wait_end(const struct sv_feeder *f, __u64 wait)
 	if (!f || !wait || (wait_from_rq && (!wait_stamp_ns || wait < wait_stamp_ns)))
 		return 0;
 	return f->run_ns;
+}
+
+/* (late path) The carrier of a copy that crossed a thread between T1 and T2a: its name and last wait. */
+static __always_inline void carrier_fill(struct svtrace_late_ev *l, const struct sv_track *t)
+{
+	struct sv_feeder *f = t->flags & SVTRACE_F_CARRIED ? feeder_of(t->tid2a) : NULL;
+
+	if (!f) {
+		__builtin_memset(l->carrier_comm, 0, SVTRACE_COMM_LEN);
+		__builtin_memset(l->carrier_holder_comm, 0, SVTRACE_COMM_LEN);
+		l->carrier_wait_ns = 0;
+		l->carrier_wait_end_ns = 0;
+		l->carrier_holder_pid = 0;
+		l->carrier_holder_policy = 0;
+		l->carrier_holder_prio = 0;
+		__builtin_memset(l->pad, 0, sizeof(l->pad));
+		return;
+	}
+	__builtin_memset(l->pad, 0, sizeof(l->pad));
+	__builtin_memcpy(l->carrier_comm, f->comm, SVTRACE_COMM_LEN);
+	l->carrier_wait_ns = wait32(f);
+	l->carrier_wait_end_ns = wait_end(f, f->wait_ns);
+	l->carrier_holder_pid = f->holder_pid;
+	l->carrier_holder_policy = f->holder_policy;
+	l->carrier_holder_prio = f->holder_prio;
+	if (f->holder_pid)
+		__builtin_memcpy(l->carrier_holder_comm, f->holder_comm, SVTRACE_COMM_LEN);
+	else
+		__builtin_memset(l->carrier_holder_comm, 0, SVTRACE_COMM_LEN);
 }
 
 static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 type, __u32 reason)
@@ -1468,6 +1601,7 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 			}
 			if (!l->c.holder_pid)
 				__builtin_memset(l->holder_comm, 0, SVTRACE_COMM_LEN);
+			carrier_fill(l, t);
 			l->c.flags |= SVTRACE_F_LATE;
 					bpf_ringbuf_submit(l, RB_FLAGS);
 		}
@@ -1748,6 +1882,16 @@ int BPF_KPROBE(kp_tun_net_xmit)
 {
 	count(SVTRACE_CNT_TUN_XMIT);
 	return 0;
+}
+
+/* T2a where net:net_dev_start_xmit does not fire: __dev_direct_xmit hands the skb to the driver without
+ * xmit_one(), for AF_XDP's copy-mode transmit (Open vSwitch's afxdp ports, served by pmd threads) and
+ * packet sockets with PACKET_QDISC_BYPASS. Never both for one skb: that path has no tracepoint. fentry (a
+ * BPF trampoline, no kprobe needed), optional like the kprobes. */
+SEC("fentry/__dev_direct_xmit")
+int BPF_PROG(fe_dev_direct_xmit, struct sk_buff *skb)
+{
+	return on_xmit(true, skb, skb->dev);
 }
 
 SEC("kprobe/handle_rx")

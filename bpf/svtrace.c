@@ -29,6 +29,7 @@
 #include "svtrace.h"
 #include "svtrace.skel.h"
 #include "svtrace_corr.h"
+#include "svtrace_ovsdb.h"
 #include "svtrace_sys.h"
 
 _Static_assert(sizeof(struct svtrace_copy) == SVTRACE_COPY_SIZE, "svtrace_copy ABI");
@@ -78,9 +79,22 @@ struct svtrace_config {
 	uint32_t table;
 	uint32_t log_entries;
 	bool raw_tp, sched_wakeup;
+	char ovsdb[128];		/* unix:PATH, "" = Open vSwitch's default */
+	int expect;			/* 0 all, 1 seen */
 };
 
 enum { OPT_VERBOSE = 1 };
+
+static const char *const expect_names[] = { "all", "seen", NULL };
+
+/* ovsdb: "" or unix:PATH, a socket's path (sun_path: < 108 octets). */
+static int check_ovsdb(const char *v, char *msg, size_t n)
+{
+	if (!*v || (!strncmp(v, "unix:", 5) && v[5] && strlen(v) - 5 < 108))
+		return 0;
+	snprintf(msg, n, "'%.100s' is not unix:PATH (the database's socket, as ovs-vsctl --db)", v);
+	return -EINVAL;
+}
 
 _Static_assert(SVTRACE_HLOG_ENTRIES == 16384, "the log_entries row's default");
 #define C struct svtrace_config
@@ -90,8 +104,18 @@ static const struct sv_cfg_key svtrace_table[] = {
 	SV_CFG_KEY_STRING(C, egress, "egress", "",
 			  "egress interfaces toward the guests (tap, vnet, veth), comma-separated, or 'all' (every "
 			  "interface of the namespace but the ingress, lo and bridge/bond/team/OVS masters, listed on "
-			  "stderr); at most 15",
+			  "stderr; on an Open vSwitch bridge, its ports but the internal one, from the database); at "
+			  "most 15",
 			  SV_OPT("egress", 'e', "LIST")),
+	SV_CFG_KEY_STRING(C, ovsdb, "ovsdb", "",
+			  "the Open vSwitch database --egress all asks; empty = $OVS_RUNDIR/db.sock, else "
+			  "/var/run/openvswitch/db.sock, when the socket exists",
+			  .check = check_ovsdb, SV_OPT("ovsdb", 0, "unix:PATH")),
+	SV_CFG_KEY_ENUM(C, expect, "expect", expect_names, "all",
+			"the streams each egress port must carry: all (a bridge floods SV multicast), or seen: those "
+			"it carried once (per-stream flows, as on Open vSwitch); a frame of an expected stream that "
+			"never reaches the port is missing there",
+			SV_OPT("expect", 0, "all|seen")),
 	SV_CFG_KEY_STRING(C, netns, "netns", "",
 			  "the interfaces live in network namespace NAME (ip netns); empty = ours",
 			  SV_OPT("netns", 'n', "NAME")),
@@ -155,7 +179,9 @@ static const char epilog[] =
 	"  # frames over 500 us attributed\n"
 	"  svtrace -i enp1s0 -e vnet0,vnet1 -d 86400 -r /var/log/svtrace.rec --record-keep all -t 500\n"
 	"  # One stream, summary as JSON for a CI job\n"
-	"  svtrace -i eth1 -e all --svid MU01 --duration 10 --json > trace.json\n";
+	"  svtrace -i eth1 -e all --svid MU01 --duration 10 --json > trace.json\n"
+	"  # Open vSwitch with per-stream flows: the bridge's ports from its database, each stream where it goes\n"
+	"  svtrace -i enp1s0 -e all --expect seen -d 3600 -r /var/log/svtrace.rec\n";
 
 /* What the run takes from the configuration (opts_from). */
 struct opts {
@@ -164,6 +190,7 @@ struct opts {
 	const char *netns;
 	const char *record;
 	const char *svid;
+	const char *ovsdb;		/* --ovsdb: the Open vSwitch database asked by --egress all */
 	const char *ready_file;		/* --ready-file (sv_ready.h) */
 	int64_t duration_ns;		/* 0 = until a signal */
 	int64_t threshold_ns;
@@ -175,6 +202,7 @@ struct opts {
 	uint32_t log_entries;	/* hop log entries per CPU (a power of two) */
 	struct sv_record_opts rec;	/* --record-size, --record-keep, --record-flush-ms, ... */
 	bool live, json, raw_tp, sched_wakeup, verbose;
+	bool expect_seen;		/* --expect seen: a stream is expected at the ports it reached */
 };
 
 static int trace_option(void *ctx, const struct sv_cfg_key *row, const char *arg, struct sv_cfg_error *err)
@@ -212,6 +240,10 @@ static int parse_opts(int argc, char **argv, struct svtrace_config *c, struct op
 		fprintf(stderr, "svtrace: --ingress and --egress are required (see --help)\n");
 		return -EINVAL;
 	}
+	if (c->ovsdb[0] && strcmp(c->egress, "all")) {
+		fprintf(stderr, "svtrace: --ovsdb is asked only by --egress all: name the egress interfaces or drop it\n");
+		return -EINVAL;
+	}
 	if (!c->record[0] && (c->record_size_mib != d.record_size_mib || strcmp(c->record_keep, d.record_keep) ||
 			      c->record_flush_ms != d.record_flush_ms || c->record_sync_ms != d.record_sync_ms ||
 			      c->record_min_free_mib != d.record_min_free_mib)) {
@@ -228,6 +260,8 @@ static int parse_opts(int argc, char **argv, struct svtrace_config *c, struct op
 	o->netns = c->netns[0] ? c->netns : NULL;
 	o->record = c->record[0] ? c->record : NULL;
 	o->svid = c->svid[0] ? c->svid : NULL;
+	o->ovsdb = c->ovsdb[0] ? c->ovsdb : NULL;
+	o->expect_seen = c->expect == 1;
 	o->ready_file = cli.ready_file;
 	o->duration_ns = (int64_t)c->duration * SV_NSEC_PER_SEC;
 	o->threshold_ns = (int64_t)c->threshold_us * SV_NSEC_PER_USEC;
@@ -309,9 +343,11 @@ struct tracer {
 	unsigned nports;				/* egress count */
 	const char *attach_mode;
 	bool wait_from_rq;		/* feeders' waits from sched_info (no sched_wakeup program) */
-	bool opt_ovs, opt_tun, opt_vhost;
-	char opt_ovs_why[64], opt_tun_why[64], opt_vhost_why[64];
-	uint64_t events, events_svid_filtered, ingress_other;
+	int64_t preempt_from_rq;	/* svtrace_preempt_from_rq(): 0, carriers also in interrupts */
+	bool opt_ovs, opt_tun, opt_vhost, opt_direct;
+	char ovs_bridge[64], ovs_datapath[16];	/* --egress all from an Open vSwitch database, else "" */
+	char opt_ovs_why[64], opt_tun_why[64], opt_vhost_why[64], opt_direct_why[64];
+	uint64_t events, events_svid_filtered;
 	uint64_t rec_refused;		/* records the writer refused (invalid: a bug); a full disk is the writer's count */
 	struct sv_record_writer_stats rec_st;	/* the record's final counts (closed before the summaries) */
 	bool rec_closed;
@@ -406,12 +442,104 @@ static bool netns_denied(const char *netns, int err)
 	return true;
 }
 
+/* The database --egress all asks: --ovsdb, else Open vSwitch's own default (ovs-vsctl's: $OVS_RUNDIR/db.sock,
+ * else /var/run/openvswitch/db.sock) when that socket exists; NULL when there is none. */
+static const char *ovsdb_socket(const struct tracer *t, char *buf, size_t size)
+{
+	const char *dir = getenv("OVS_RUNDIR");
+
+	if (t->o.ovsdb)
+		return t->o.ovsdb;
+	snprintf(buf, size, "unix:%s/db.sock", dir && *dir ? dir : "/var/run/openvswitch");
+	return access(buf + 5, F_OK) ? NULL : buf;
+}
+
+/* Port types that carry frames to a guest through a kernel interface svtrace can trace. */
+static bool ovs_port_traceable(const char *type)
+{
+	static const char *const ok[] = { "", "system", "tap", "afxdp", "afxdp-nonpmd" };
+
+	for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!strcmp(type, ok[i]))
+			return true;
+	return false;
+}
+
+/*
+ * --egress all on an Open vSwitch bridge: the ports of the bridge that holds the ingress, asked of its
+ * database (in the netdev datapath they have no kernel master, and its internal port is a tap like a
+ * guest's), but the ingress, the internal port, ports of kinds without a kernel interface here
+ * (patch, tunnels, dpdk) and names not in the namespace. Returns how many (into names[]), -ESRCH when
+ * there is no database or the ingress is not an Open vSwitch port (the kernel's list is used), or
+ * -errno when --ovsdb was given and could not be read (said).
+ */
+static int ovs_egress(struct tracer *t, char (*names)[16], char *skipped, size_t skipped_size)
+{
+	struct svtrace_ovs_iface ifs[64];
+	struct svtrace_ovs_bridge br;
+	char sock[128], why[160];
+	const char *db = ovsdb_socket(t, sock, sizeof(sock));
+	size_t sl = 0;
+	uint32_t idx;
+	int err, n = 0;
+
+	if (!db)
+		return -ESRCH;
+	err = svtrace_ovsdb_bridge_of(db, t->o.ingress, 3000, &br, ifs, 64, why, sizeof(why));
+	if (err == -ESRCH) {
+		if (t->o.ovsdb)
+			fprintf(stderr, "svtrace: --egress all: '%s' is not a port of an Open vSwitch bridge in %s: "
+				"interfaces listed from the kernel\n", t->o.ingress, db);
+		return -ESRCH;
+	}
+	if (err) {
+		bool said = err == -EPROTO || err == -EBADMSG;	/* the reply's own reason is in why */
+
+		fprintf(stderr, "svtrace: --egress all: Open vSwitch database %s: %s%s\n", db,
+			said ? why : strerror(-err), t->o.ovsdb ? "" : " (interfaces listed from the kernel)");
+		return t->o.ovsdb ? (said ? -EIO : err) : -ESRCH;
+	}
+	skipped[0] = 0;
+	for (unsigned i = 0; i < br.nifaces - br.nlong && i < 64; i++) {
+		const char *why_out = NULL;
+
+		if (!strcmp(ifs[i].name, t->o.ingress))
+			continue;
+		if (!strcmp(ifs[i].type, "internal"))
+			why_out = "internal";
+		else if (!ovs_port_traceable(ifs[i].type))
+			why_out = ifs[i].type;
+		else if ((err = svtrace_ifindex(t->o.netns, ifs[i].name, &idx)) == -EPERM || err == -EACCES)
+			return err;	/* entering --netns is refused: said by the caller */
+		else if (err)
+			why_out = "not in this namespace";
+		if (why_out) {
+			int k = snprintf(skipped + sl, skipped_size - sl, "%s%s (%s)", sl ? ", " : "", ifs[i].name, why_out);
+
+			if (k > 0 && (size_t)k < skipped_size - sl)
+				sl += (size_t)k;
+			continue;
+		}
+		if (n < MAX_EGRESS)
+			memcpy(names[n], ifs[i].name, 16);
+		n++;
+	}
+	if (br.nlong || br.nifaces > 64)
+		fprintf(stderr, "svtrace: --egress all: bridge %s has %u interfaces, %u with names over 15 characters: only "
+			"%u looked at\n", br.name, br.nifaces, br.nlong, br.nifaces - br.nlong < 64 ? br.nifaces - br.nlong : 64);
+	snprintf(t->ovs_bridge, sizeof(t->ovs_bridge), "%s", br.name);
+	snprintf(t->ovs_datapath, sizeof(t->ovs_datapath), "%s", br.datapath_type);
+	fprintf(stderr, "svtrace: --egress all: Open vSwitch bridge %s (%s datapath; database %s)\n", br.name,
+		br.datapath_type, db);
+	return n;
+}
+
 /* The interfaces' ifindex and namespace (and the list of --egress all). Returns 0, -EINVAL (usage: the
  * same interface twice, too many for "all") or another -errno (run time: a namespace or interface that
  * is not there), said on stderr. */
 static int resolve_ports(struct tracer *t)
 {
-	char names[MAX_EGRESS][16], skipped[256];
+	char names[MAX_EGRESS][16], skipped[512];
 	uint32_t ino;
 	int n = 0, err;
 
@@ -422,28 +550,36 @@ static int resolve_ports(struct tracer *t)
 		return err == -EINVAL ? -ENOENT : err;
 	}
 	if (!strcmp(t->o.egress_arg, "all")) {
-		n = svtrace_list_ifaces(t->o.netns, t->o.ingress, names, MAX_EGRESS, skipped, sizeof(skipped));
+		n = ovs_egress(t, names, skipped, sizeof(skipped));
+		if (n != -ESRCH && n < 0)
+			return netns_denied(t->o.netns, n) ? n : n == -EINVAL ? -EIO : n;
+		if (n == -ESRCH)
+			n = svtrace_list_ifaces(t->o.netns, t->o.ingress, names, MAX_EGRESS, skipped, sizeof(skipped));
 		if (n < 0) {
 			if (netns_denied(t->o.netns, n))
 				return n;
 			fprintf(stderr, "svtrace: --egress all: cannot list the interfaces: %s\n", strerror(-n));
 			return n == -EINVAL ? -EIO : n;
 		}
+		/* what was left out: lo and masters (the kernel's list), or the bridge's other ports (OVS) */
+		const char *others = t->ovs_bridge[0] ? "of the bridge's ports" : "interfaces";
+		const char *but = t->ovs_bridge[0] ? "the ingress and its internal port" : "the ingress, lo and masters";
+
 		if (n > MAX_EGRESS) {
-			fprintf(stderr, "svtrace: --egress all: %d interfaces besides the ingress, lo and masters, at "
-				"most %d can be traced: name them with --egress IF,IF,...\n", n, MAX_EGRESS);
+			fprintf(stderr, "svtrace: --egress all: %d %s besides %s, at most %d can be traced: name them "
+				"with --egress IF,IF,...\n", n, others, but, MAX_EGRESS);
 			return -EINVAL;
 		}
 		if (!n) {
-			fprintf(stderr, "svtrace: --egress all: no interface besides the ingress, lo and masters%s%s\n",
+			fprintf(stderr, "svtrace: --egress all: no interface besides %s%s%s\n", but,
 				skipped[0] ? ": left out " : "", skipped);
 			return -ENODEV;
 		}
 		fprintf(stderr, "svtrace: --egress all: ");
 		for (int i = 0; i < n; i++)
 			fprintf(stderr, "%s%s", i ? "," : "", names[i]);
-		fprintf(stderr, " (left out: the ingress %s, lo%s%s)\n", t->o.ingress, skipped[0] ? ", " : "",
-			skipped);
+		fprintf(stderr, " (left out: the ingress %s%s%s%s)\n", t->o.ingress, t->ovs_bridge[0] ? "" : ", lo",
+			skipped[0] ? ", " : "", skipped);
 		for (int i = 0; i < n; i++)
 			memcpy(t->port[i + 1].name, names[i], 16);
 		t->nports = (unsigned)n;
@@ -815,6 +951,26 @@ static void on_late(void *ctx, const struct svtrace_late *l)
 	r.feeder_comm[15] = r.holder_comm[15] = 0;
 	if (sv_record_write_thread(t->rec, &r) == -EINVAL)
 		t->rec_refused++;
+	/* no carrier, or it is the feeder with the very wait just written (a netdev datapath's thread that
+	 * also delivered the frame into the guest's namespace) */
+	if (!l->carrier_tid || (l->carrier_tid == l->feeder_tid && l->carrier_wait_from_ns == l->wait_from_ns &&
+				l->carrier_wait_ns == l->wait_ns))
+		return;
+	/* The thread that carried it from T1 to T2a (a user-space switch's), at the point it ended: T2a. */
+	r = (struct sv_rec_thread){
+		.point = SV_POINT_T2A, .stream = l->stream,
+		.t_ns = sv_clock_xlate_apply(&t->to_tai, l->carrier_wait_ns ? l->carrier_wait_from_ns : l->t_mono_ns),
+		.wait_ns = l->carrier_wait_ns, .smp_cnt = l->smpcnt, .feeder_tid = l->carrier_tid,
+		.holder_pid = l->carrier_holder_pid, .holder_policy = (uint8_t)l->carrier_holder_policy,
+		.holder_prio = (uint8_t)l->carrier_holder_prio,
+		.cause = l->carrier_holder_pid ? SV_WAIT_RUNQUEUE : SV_WAIT_UNKNOWN, .guest = (uint16_t)l->port,
+		.ifindex = t->port[l->port].ifindex,
+	};
+	memcpy(r.feeder_comm, l->carrier_comm, 16);
+	memcpy(r.holder_comm, l->carrier_holder_comm, 16);
+	r.feeder_comm[15] = r.holder_comm[15] = 0;
+	if (sv_record_write_thread(t->rec, &r) == -EINVAL)
+		t->rec_refused++;
 }
 
 /* The record file's name of port @i's current ifindex (svreport names the hops by it). */
@@ -884,7 +1040,8 @@ static void hop_copy(struct tracer *t, struct tstream *s, unsigned port, uint32_
 /* One resolved copy: statistics, late list, records. No allocation, no syscall (records: a write(2)
  * when a block is full). */
 static void copy_account(struct tracer *t, const struct svtrace_copy *e, enum svtrace_copy_outcome oc,
-			 const char *feeder_comm, const char *holder_comm, uint64_t wait_end_ns)
+			 const char *feeder_comm, const char *holder_comm, uint64_t wait_end_ns,
+			 const struct svtrace_carrier *carrier)
 {
 	struct svtrace_copy_obs o;
 	struct tstream *s = stream_of(t, e->stream);
@@ -907,6 +1064,8 @@ static void copy_account(struct tracer *t, const struct svtrace_copy *e, enum sv
 		.holder_policy = e->holder_policy, .holder_prio = e->holder_prio,
 		.wait_end_ns = (int64_t)wait_end_ns,
 	};
+	if (carrier)
+		o.carrier = *carrier;
 	if (oc == SVTRACE_COPY_MISSING_T2A) {
 		/* one event, a mask of ports */
 		for (unsigned p = 1; p <= t->nports; p++) {
@@ -927,7 +1086,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 	struct tracer *t = ctx;
 	const struct svtrace_copy *e = data;
 	const struct svtrace_late_ev *l = data;
-	char fc[17] = "", hc[17] = "";
+	char fc[17] = "", hc[17] = "", cc[17] = "", chc[17] = "";
+	struct svtrace_carrier carrier = { 0 };
 	enum svtrace_copy_outcome oc;
 	uint64_t wait_end = 0;
 
@@ -942,10 +1102,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		oc = drop_is_unwanted(e) ? SVTRACE_COPY_UNWANTED : SVTRACE_COPY_DROPPED;
 		break;
 	case SVTRACE_EV_PORT_DROP:
-		if (e->port == 0) {
-			t->ingress_other++;	/* dropped on the ingress port: before T1's hops */
-			return 0;
-		}
+		if (e->port == 0)
+			return 0;	/* BPF counts the ingress's (SVTRACE_CNT_INGRESS_DROP) */
 		oc = SVTRACE_COPY_PORT_DROP;
 		break;
 	case SVTRACE_EV_MISSING:
@@ -961,8 +1119,18 @@ static int handle_event(void *ctx, void *data, size_t size)
 		memcpy(fc, l->feeder_comm, 16);
 		memcpy(hc, l->holder_comm, 16);
 		wait_end = l->wait_end_ns;
+		if (e->flags & SVTRACE_F_CARRIED) {
+			memcpy(cc, l->carrier_comm, 16);
+			memcpy(chc, l->carrier_holder_comm, 16);
+			carrier = (struct svtrace_carrier){
+				.tid = e->tid2a, .comm = cc, .wait_ns = l->carrier_wait_ns,
+				.wait_end_ns = (int64_t)l->carrier_wait_end_ns, .holder_pid = l->carrier_holder_pid,
+				.holder_comm = chc, .holder_policy = l->carrier_holder_policy,
+				.holder_prio = l->carrier_holder_prio,
+			};
+		}
 	}
-	copy_account(t, e, oc, fc, hc, wait_end);
+	copy_account(t, e, oc, fc, hc, wait_end, &carrier);
 	return 0;
 }
 
@@ -982,6 +1150,13 @@ static void scan_inflight(struct tracer *t, int64_t now, bool all)
 	 * reached every port needs nothing, and reading all of a stream's slots every pass pulled ~4000
 	 * lines a second from the CPU that writes them (which then had to take them back). */
 	for (uint32_t id = 0; id < t->nids; id++) {
+		uint32_t expect = t->all_ports;
+
+		/* --expect seen: the ports this stream has reached (BPF's "stream_ports") */
+		if (t->o.expect_seen && bpf_map__lookup_elem(t->skel->maps.stream_ports, &id, sizeof(id), &expect,
+							     sizeof(expect), 0))
+			expect = 0;
+		expect &= t->all_ports;
 		for (uint32_t wi = 0; wi < SVTRACE_INFLIGHT_SLOTS / 64; wi++) {
 			uint32_t base = id * SVTRACE_INFLIGHT_SLOTS + wi * 64;
 			uint64_t bits = __atomic_load_n(&t->incomplete[base / 64], __ATOMIC_RELAXED);
@@ -995,7 +1170,7 @@ static void scan_inflight(struct tracer *t, int64_t now, bool all)
 
 				if (!t1 || (!all && now - (int64_t)t1 <= t->o.timeout_ns))
 					continue;
-				miss = t->all_ports & ~(v->seen | v->predrop);
+				miss = expect & ~(v->seen | v->predrop);
 				e.flags = v->seen ? 0 : SVTRACE_F_T1_FIRST;
 				e.smpcnt = v->smpcnt;
 				e.tid1 = v->tid1;
@@ -1008,7 +1183,7 @@ static void scan_inflight(struct tracer *t, int64_t now, bool all)
 				e.stream = id;
 				e.reason = miss;
 				e.t1_ns = t1;
-				copy_account(t, &e, SVTRACE_COPY_MISSING_T2A, NULL, NULL, 0);
+				copy_account(t, &e, SVTRACE_COPY_MISSING_T2A, NULL, NULL, 0, NULL);
 			}
 		}
 	}
@@ -1031,7 +1206,7 @@ static void track_missing(struct tracer *t, const struct svtrace_track *tp, enum
 	e.tid2a = tp->tid2a;
 	e.cpu1 = tp->cpu1;
 	e.cpu2a = tp->cpu2a;
-	copy_account(t, &e, oc, NULL, NULL, 0);
+	copy_account(t, &e, oc, NULL, NULL, 0, NULL);
 }
 
 /* An untaken copy passed T2a longer than the timeout ago at @now. */
@@ -1377,6 +1552,7 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 	sv_json_array_end(&j);
 	sv_json_kv_bool(&j, "ovs", t->opt_ovs);
 	sv_json_kv_bool(&j, "tun_net_xmit", t->opt_tun);
+	sv_json_kv_bool(&j, "dev_direct_xmit", t->opt_direct);
 	sv_json_kv_bool(&j, "vhost_handle_rx", t->opt_vhost);
 	sv_json_object_end(&j);
 	sv_json_kv_uint(&j, "events", t->events);
@@ -1415,12 +1591,25 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 		sv_json_object_end(&j);
 	}
 	sv_json_array_end(&j);
+	sv_json_kv_str(&j, "expect", t->o.expect_seen ? "seen" : "all");
+	/* --egress all from an Open vSwitch database: which bridge, which datapath */
+	sv_json_key(&j, "ovs_bridge");
+	if (t->ovs_bridge[0]) {
+		sv_json_object_begin(&j);
+		sv_json_kv_str(&j, "name", t->ovs_bridge);
+		sv_json_kv_str(&j, "datapath", t->ovs_datapath);
+		sv_json_object_end(&j);
+	} else {
+		sv_json_null(&j);
+	}
 	sv_json_key(&j, "ingress");
 	sv_json_object_begin(&j);
 	sv_json_kv_str(&j, "name", t->port[0].name);
 	sv_json_kv_uint(&j, "ifindex", t->port[0].ifindex);
 	sv_json_kv_uint(&j, "netns", t->port[0].netns_ino);
-	sv_json_kv_uint(&j, "dropped", t->ingress_other);
+	sv_json_kv_uint(&j, "dropped", counter_sum(t, SVTRACE_CNT_INGRESS_DROP));
+	/* freed by the ingress's own stack as unhandled: the copy a user-space switch did not take */
+	sv_json_kv_uint(&j, "unhandled", counter_sum(t, SVTRACE_CNT_INGRESS_UNHANDLED));
 	sv_json_object_end(&j);
 	sv_json_key(&j, "hops");
 	sv_json_array_begin(&j);
@@ -1508,6 +1697,24 @@ static int print_json(struct tracer *t, int64_t elapsed_ns)
 			sv_json_kv_null(&j, "holder_pid");
 			sv_json_kv_null(&j, "holder_policy");
 			sv_json_kv_null(&j, "holder_prio");
+		}
+		/* the thread that carried it from T1 to T2a (a user-space switch's), null when none did */
+		if (l->carrier_tid) {
+			sv_json_kv_str(&j, "carrier_thread", l->carrier_comm[0] ? l->carrier_comm : NULL);
+			sv_json_kv_str(&j, "carrier_role", svtrace_thread_role(l->carrier_comm));
+			sv_json_kv_uint(&j, "carrier_tid", l->carrier_tid);
+			sv_json_kv_int(&j, "carrier_wait_ns", l->carrier_wait_ns);
+			sv_json_kv_int(&j, "carrier_whole_wait_ns", l->carrier_whole_wait_ns);
+			if (l->carrier_holder_pid) {
+				sv_json_kv_str(&j, "carrier_holder_thread", l->carrier_holder_comm);
+				sv_json_kv_uint(&j, "carrier_holder_pid", l->carrier_holder_pid);
+				sv_json_kv_str(&j, "carrier_holder_policy", sv_sched_policy_name(l->carrier_holder_policy));
+				sv_json_kv_uint(&j, "carrier_holder_prio", l->carrier_holder_prio);
+			} else {
+				sv_json_kv_null(&j, "carrier_holder_thread");
+			}
+		} else {
+			sv_json_kv_null(&j, "carrier_thread");
 		}
 		sv_json_object_end(&j);
 	}
@@ -1703,6 +1910,8 @@ static void choose_programs(struct tracer *t)
 		bpf_program__set_autoload(sk->progs.raw_sched_wakeup, false);
 	}
 	t->attach_mode = btf ? "tp_btf" : "raw_tp";
+	/* whether T2a runs for an interrupt, not for the thread it interrupted (a carrier is a thread) */
+	t->preempt_from_rq = svtrace_preempt_from_rq();
 	/* Optional: present only with the module loaded / the symbol in the kernel. */
 	t->opt_ovs = svtrace_have_tracepoint("openvswitch", "ovs_dp_upcall", "openvswitch");
 	if (!t->opt_ovs)
@@ -1715,6 +1924,17 @@ static void choose_programs(struct tracer *t)
 	if (!t->opt_tun)
 		snprintf(t->opt_tun_why, sizeof(t->opt_tun_why), "tun_net_xmit not in kallsyms (tun not loaded)");
 	bpf_program__set_autoload(sk->progs.kp_tun_net_xmit, t->opt_tun);
+	/* T2a of AF_XDP copy-mode transmits (Open vSwitch afxdp ports) and PACKET_QDISC_BYPASS sockets */
+	{
+		int err = svtrace_fentry_probe("__dev_direct_xmit");
+
+		t->opt_direct = !err;
+		if (err)
+			snprintf(t->opt_direct_why, sizeof(t->opt_direct_why), "fentry %s: %s",
+				 err == -ENOENT ? "target not in the kernel's BTF" : "refused by this kernel",
+				 strerror(-err));
+	}
+	bpf_program__set_autoload(sk->progs.fe_dev_direct_xmit, t->opt_direct);
 	t->opt_vhost = svtrace_have_ksym("handle_rx");
 	if (!t->opt_vhost)
 		snprintf(t->opt_vhost_why, sizeof(t->opt_vhost_why), "handle_rx not in kallsyms (vhost_net not loaded)");
@@ -1735,7 +1955,9 @@ static int open_and_load(struct tracer *t)
 		choose_programs(t);
 		if (attempt) {
 			/* First load failed with optional programs: they are what this kernel refuses. */
-			t->opt_ovs = t->opt_tun = t->opt_vhost = false;
+			t->opt_ovs = t->opt_tun = t->opt_vhost = t->opt_direct = false;
+			snprintf(t->opt_direct_why, sizeof(t->opt_direct_why), "load failed");
+			bpf_program__set_autoload(sk->progs.fe_dev_direct_xmit, false);
 			snprintf(t->opt_ovs_why, sizeof(t->opt_ovs_why), "load failed");
 			snprintf(t->opt_tun_why, sizeof(t->opt_tun_why), "load failed");
 			snprintf(t->opt_vhost_why, sizeof(t->opt_vhost_why), "load failed");
@@ -1756,6 +1978,13 @@ static int open_and_load(struct tracer *t)
 			sk->data_ports->port_netns[i] = t->port[i].netns_ino;
 		}
 		sk->rodata->all_ports = t->all_ports;
+		sk->rodata->learn_ports = t->o.expect_seen;
+		sk->rodata->preempt_from_rq = t->preempt_from_rq;
+		{
+			int64_t r = svtrace_drop_reason_value("UNHANDLED_PROTO");
+
+			sk->rodata->reason_unhandled = r >= 0 ? (uint32_t)r : ~0u;
+		}
 		/* Direct-mapped skb table: a power of two; the fallback hash an eighth of it. */
 		t->track_n = 1024;
 		while (t->track_n < t->o.table)
@@ -1788,14 +2017,14 @@ static int open_and_load(struct tracer *t)
 		sk->rodata->wait_from_rq = t->wait_from_rq;
 		bpf_map__set_max_entries(sk->maps.events, t->o.ringbuf_bytes);
 		/* A refusal caused by an optional program is retried without them: stay quiet the first time. */
-		libbpf_quiet = !attempt && (t->opt_ovs || t->opt_tun || t->opt_vhost);
+		libbpf_quiet = !attempt && (t->opt_ovs || t->opt_tun || t->opt_vhost || t->opt_direct);
 		err = svtrace_bpf__load(sk);
 		libbpf_quiet = false;
 		if (!err)
 			return 0;
 		svtrace_bpf__destroy(sk);
 		t->skel = NULL;
-		if (!t->opt_ovs && !t->opt_tun && !t->opt_vhost)
+		if (!t->opt_ovs && !t->opt_tun && !t->opt_vhost && !t->opt_direct)
 			return err;
 	}
 	return err;
@@ -1809,7 +2038,7 @@ static int attach_all(struct tracer *t)
 
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
-		bool optional = !strncmp(name, "ovs_", 4) || !strncmp(name, "kp_", 3);
+		bool optional = !strncmp(name, "ovs_", 4) || !strncmp(name, "kp_", 3) || !strncmp(name, "fe_", 3);
 
 		if (!bpf_program__autoload(prog))
 			continue;
@@ -1824,7 +2053,11 @@ static int attach_all(struct tracer *t)
 				return err;
 			}
 			/* kprobes/fentry refused (lockdown, no kprobe support): say so, go on without. */
-			if (!strcmp(name, "kp_tun_net_xmit")) {
+			if (!strcmp(name, "fe_dev_direct_xmit")) {
+				t->opt_direct = false;
+				snprintf(t->opt_direct_why, sizeof(t->opt_direct_why), "attach failed: %s",
+					 strerror(-err));
+			} else if (!strcmp(name, "kp_tun_net_xmit")) {
 				t->opt_tun = false;
 				snprintf(t->opt_tun_why, sizeof(t->opt_tun_why), "attach failed: %s", strerror(-err));
 			} else if (!strcmp(name, "kp_vhost_handle_rx")) {
@@ -1904,6 +2137,7 @@ static void stop_tracing(struct tracer *t)
 	detach_named(t, "netif_receive_skb");
 	drain_for(t, STOP_GRACE_NS);
 	detach_named(t, "net_dev_start_xmit");
+	detach_named(t, "dev_direct_xmit");	/* the other T2a (kprobe) */
 	drain_for(t, STOP_DRAIN_NS);
 	detach_all(t);
 	ring_buffer__consume(t->rb);
@@ -2033,6 +2267,8 @@ int main(int argc, char **argv)
 		t.opt_ovs ? "" : t.opt_ovs_why, t.opt_ovs ? "" : ")");
 	fprintf(stderr, "svtrace: probe kprobe tun_net_xmit: %s%s%s\n", t.opt_tun ? "on" : "off (",
 		t.opt_tun ? "" : t.opt_tun_why, t.opt_tun ? "" : ")");
+	fprintf(stderr, "svtrace: probe fentry __dev_direct_xmit (T2a of AF_XDP copy-mode transmits): %s%s%s\n",
+		t.opt_direct ? "on" : "off (", t.opt_direct ? "" : t.opt_direct_why, t.opt_direct ? "" : ")");
 	fprintf(stderr, "svtrace: probe kprobe vhost handle_rx: %s%s%s\n", t.opt_vhost ? "on" : "off (",
 		t.opt_vhost ? "" : t.opt_vhost_why, t.opt_vhost ? "" : ")");
 	if (!t.o.threshold_ns)

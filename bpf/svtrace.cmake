@@ -5,7 +5,8 @@ if(NOT TARGET svtrace_skel)
 endif()
 add_library(svtrace_core STATIC
 	${CMAKE_CURRENT_SOURCE_DIR}/svtrace_corr.c
-	${CMAKE_CURRENT_SOURCE_DIR}/svtrace_sys.c)
+	${CMAKE_CURRENT_SOURCE_DIR}/svtrace_sys.c
+	${CMAKE_CURRENT_SOURCE_DIR}/svtrace_ovsdb.c)
 target_include_directories(svtrace_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(svtrace_core PUBLIC sv PkgConfig::LIBBPF)
 

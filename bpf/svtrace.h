@@ -49,6 +49,10 @@
 #define SVTRACE_F_OTHER_NS 0x20u	/* freed in another namespace than the egress port's (the guest's) */
 #define SVTRACE_F_NOT_FREED 0x40u	/* (user space) tracked skb never freed: missing at T2b */
 #define SVTRACE_F_LATE 0x80u		/* TAKEN/DROP over the threshold: a svtrace_late_ev with names */
+/* T2a ran in a thread's own context (not an interrupt's), another than T1's: that thread carried the
+ * frame between the two (a user-space switch's thread: Open vSwitch's netdev datapath, a pmd thread, an
+ * upcall handler); its last wait comes with a late frame (svtrace_late_ev.carrier_*) */
+#define SVTRACE_F_CARRIED 0x100u
 
 /* Per-CPU counters (array map "counters", index below): never silent. */
 #define SVTRACE_CNT_LOST 0		/* ring buffer reservation failed: event lost */
@@ -63,7 +67,11 @@
 #define SVTRACE_CNT_EVENTS 9		/* events written to the ring */
 #define SVTRACE_CNT_TRACK_COLL 10	/* T2a slot in "track" held by another live skb: hash "tracked" used */
 #define SVTRACE_CNT_AGGREGATED 11	/* copies accounted in the BPF histograms (no event, log full) */
-#define SVTRACE_CNT_NR 12
+#define SVTRACE_CNT_INGRESS_DROP 12	/* SV frames dropped on the ingress port (before T1's hops) */
+/* SV frames the ingress port's own stack freed as UNHANDLED_PROTO: no loss when a user-space switch
+ * (Open vSwitch's netdev datapath) took its copy through a packet socket; counted, not dropped */
+#define SVTRACE_CNT_INGRESS_UNHANDLED 13
+#define SVTRACE_CNT_NR 14
 
 /*
  * The hop log (summary / --live modes): a copy taken in time leaves its two hop latencies in a per-CPU
@@ -262,9 +270,18 @@ struct svtrace_late_ev {
 	__u8 feeder_comm[SVTRACE_COMM_LEN];
 	__u8 holder_comm[SVTRACE_COMM_LEN];
 	__u64 wait_end_ns;	/* the feeder's wait (c.wait_ns) ended here (bpf_ktime_get_ns), 0 unknown */
+	/* c.flags & SVTRACE_F_CARRIED: the carrier (thread c.tid2a) and its last wait, read at the free
+	 * (the carrier's wait since T2a, if any, lies outside the hop T1-T2a: user space clips it) */
+	__u8 carrier_comm[SVTRACE_COMM_LEN];	/* "" when the carrier is no longer a known feeder */
+	__u8 carrier_holder_comm[SVTRACE_COMM_LEN];
+	__u64 carrier_wait_end_ns;	/* 0 unknown */
+	__u32 carrier_wait_ns;
+	__u32 carrier_holder_pid;
+	__u8 carrier_holder_policy, carrier_holder_prio;
+	__u8 pad[6];
 };
 
 #define SVTRACE_COPY_SIZE 80
-#define SVTRACE_LATE_SIZE 120
+#define SVTRACE_LATE_SIZE 176
 
 #endif /* SVTRACE_H */

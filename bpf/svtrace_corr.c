@@ -369,6 +369,23 @@ int64_t svtrace_wait_in_hop(int64_t hop_from_ns, int64_t hop_to_ns, int64_t wait
 	return hi - lo;
 }
 
+const char *svtrace_thread_role(const char *comm)
+{
+	static const struct {
+		const char *prefix, *role;
+	} roles[] = {
+		/* Open vSwitch's thread names (lib/ovs-thread.c names them NAME + a counter; pmd-cCORE/idN) */
+		{ "ovs-vswitchd", "ovs main thread" }, { "pmd", "ovs pmd thread" }, { "handler", "ovs handler (upcall)" },
+		{ "revalidator", "ovs revalidator" }, { "ksoftirqd/", "ksoftirqd" }, { "napi/", "napi thread" },
+		{ "vhost-", "vhost worker" }, { "qemu", "qemu" }, { "CPU ", "qemu vcpu" },
+	};
+
+	for (unsigned i = 0; comm && i < sizeof(roles) / sizeof(roles[0]); i++)
+		if (!strncmp(comm, roles[i].prefix, strlen(roles[i].prefix)))
+			return roles[i].role;
+	return "thread";
+}
+
 static void late_add(struct svtrace_corr *c, const struct corr_entry *e, unsigned port,
 		     const struct svtrace_obs *o, enum svtrace_hop hop, int64_t hop_ns)
 {
@@ -392,6 +409,24 @@ static void late_add(struct svtrace_corr *c, const struct corr_entry *e, unsigne
 	if (!l.wait_ns) {
 		l.holder_pid = 0;
 		l.holder_policy = l.holder_prio = 0;
+	}
+	/* The carrier's wait explains the hop it carried the frame over, T1-T2a, only by its part there. */
+	if (o->carrier.tid && hop == SVTRACE_HOP_T1_T2B && o->t2a_ns) {
+		const struct svtrace_carrier *k = &o->carrier;
+
+		l.carrier_tid = k->tid;
+		if (k->comm)
+			strncpy(l.carrier_comm, k->comm, sizeof(l.carrier_comm) - 1);
+		l.carrier_whole_wait_ns = k->wait_ns;
+		l.carrier_wait_ns = svtrace_wait_in_hop(o->t_mono_ns - hop_ns, o->t2a_ns, k->wait_end_ns, k->wait_ns,
+							&l.carrier_wait_from_ns);
+		if (l.carrier_wait_ns) {
+			l.carrier_holder_pid = k->holder_pid;
+			l.carrier_holder_policy = k->holder_policy;
+			l.carrier_holder_prio = k->holder_prio;
+			if (k->holder_comm && k->holder_pid)
+				strncpy(l.carrier_holder_comm, k->holder_comm, sizeof(l.carrier_holder_comm) - 1);
+		}
 	}
 	c->cnt.late_total++;
 	if (c->cfg.on_late)
@@ -689,7 +724,7 @@ int svtrace_corr_copy(struct svtrace_corr *c, const struct svtrace_copy_obs *o)
 					   .feeder_comm = o->feeder_comm, .wait_ns = o->wait_ns,
 					   .holder_pid = o->holder_pid, .holder_comm = o->holder_comm,
 					   .holder_policy = o->holder_policy, .holder_prio = o->holder_prio,
-					   .wait_end_ns = o->wait_end_ns };
+					   .wait_end_ns = o->wait_end_ns, .carrier = o->carrier, .t2a_ns = o->t2a_ns };
 		if (in && o->t2b_ns - o->t1_ns > c->cfg.late_ns)
 			late_add(c, &e, p, &ob, SVTRACE_HOP_T1_T2B, o->t2b_ns - o->t1_ns);
 		else if (!in && o->t2b_ns - o->t2a_ns > c->cfg.late_ns)

@@ -44,6 +44,26 @@ enum svtrace_hop {
 const char *svtrace_hop_from(enum svtrace_hop h);
 const char *svtrace_hop_to(enum svtrace_hop h);
 
+/*
+ * The thread that carried a frame between T1 and T2a when it crossed threads there (svtrace.h
+ * SVTRACE_F_CARRIED: a user-space switch's thread, an upcall handler), with its last wait as measured
+ * and what held its CPU meanwhile. tid 0: no carrier (forwarded in the receiving context).
+ */
+struct svtrace_carrier {
+	uint32_t tid;
+	const char *comm;		/* NULL or "": its name is not known */
+	int64_t wait_ns;
+	int64_t wait_end_ns;		/* 0 unknown */
+	uint32_t holder_pid;
+	const char *holder_comm;
+	uint32_t holder_policy, holder_prio;
+};
+
+/* What kind of thread @comm names, for people reading why a frame was late: "ovs main thread" (the
+ * netdev datapath forwards system ports there), "ovs pmd thread", "ovs handler (upcall)", "ovs
+ * revalidator", "ksoftirqd", "napi thread", "vhost worker", "qemu", or "thread". */
+const char *svtrace_thread_role(const char *comm);
+
 struct svtrace_obs {
 	enum svtrace_obs_kind kind;
 	unsigned port;			/* 1..nports for everything but INGRESS */
@@ -62,6 +82,8 @@ struct svtrace_obs {
 	uint32_t holder_policy;
 	uint32_t holder_prio;		/* rt_priority for FIFO/RR, else nice */
 	int64_t wait_end_ns;		/* when the feeder's wait ended (it ran), same clock; 0 unknown */
+	struct svtrace_carrier carrier;	/* TAKEN: the thread that carried it from T1 to T2a (tid 0: none) */
+	int64_t t2a_ns;			/* with a carrier: its T2a (its hop is T1-T2a) */
 };
 
 struct svtrace_hop_stats {
@@ -95,6 +117,15 @@ struct svtrace_late {
 	char holder_comm[16];
 	uint32_t holder_policy;
 	uint32_t holder_prio;
+	/* the carrier (svtrace_carrier; carrier_tid 0: none), its wait clipped to the hop T1-T2a */
+	uint32_t carrier_tid;
+	char carrier_comm[16];
+	int64_t carrier_wait_ns;	/* the part of its wait within T1-T2a */
+	int64_t carrier_wait_from_ns;	/* where that part starts, 0 if none */
+	int64_t carrier_whole_wait_ns;	/* its last wait, as measured */
+	uint32_t carrier_holder_pid;	/* 0 and "" when no part of its wait is in the hop */
+	char carrier_holder_comm[16];
+	uint32_t carrier_holder_policy, carrier_holder_prio;
 };
 
 /*
@@ -206,6 +237,7 @@ struct svtrace_copy_obs {
 	uint32_t holder_policy;
 	uint32_t holder_prio;
 	int64_t wait_end_ns;		/* end of the feeder's wait, same clock; 0 unknown */
+	struct svtrace_carrier carrier;	/* TAKEN/UNWANTED: who carried it T1 -> T2a (tid 0: none) */
 };
 
 /* Index of stream (APPID, whole svID), created if new. Returns it, or -ENOSPC (counted). */

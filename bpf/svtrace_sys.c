@@ -14,7 +14,9 @@
 #include <linux/capability.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 
 #include "svtrace_sys.h"
 
@@ -243,6 +245,32 @@ bool svtrace_have_sched_info(void)
 	return ok;
 }
 
+int64_t svtrace_preempt_from_rq(void)
+{
+	struct btf *vm = btf__load_vmlinux_btf();
+	int64_t rq = -1, pc = -1;
+	int id;
+
+	if (!vm)
+		return 0;
+	id = btf__find_by_name_kind(vm, ".data..percpu", BTF_KIND_DATASEC);
+	if (id > 0) {
+		const struct btf_type *t = btf__type_by_id(vm, id);
+		const struct btf_var_secinfo *v = btf_var_secinfos(t);
+
+		for (unsigned i = 0; i < btf_vlen(t); i++, v++) {
+			const char *n = btf__name_by_offset(vm, btf__type_by_id(vm, v->type)->name_off);
+
+			if (n && !strcmp(n, "runqueues"))
+				rq = v->offset;
+			else if (n && !strcmp(n, "__preempt_count"))
+				pc = v->offset;
+		}
+	}
+	btf__free(vm);
+	return rq >= 0 && pc >= 0 ? pc - rq : 0;
+}
+
 bool svtrace_have_tracepoint(const char *sys, const char *name, const char *module)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events" };
@@ -272,6 +300,29 @@ bool svtrace_have_tracepoint(const char *sys, const char *name, const char *modu
 	}
 	btf__free(vm);
 	return found;
+}
+
+int svtrace_fentry_probe(const char *func)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct btf *vm = btf__load_vmlinux_btf();
+	int id, fd;
+
+	if (!vm)
+		return -ENOENT;
+	id = btf__find_by_name_kind(vm, func, BTF_KIND_FUNC);
+	btf__free(vm);
+	if (id <= 0)
+		return -ENOENT;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY, .attach_btf_id = (__u32)id);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "sv_probe", "GPL", insns, 2, &o);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }
 
 bool svtrace_have_ksym(const char *sym)

@@ -32,8 +32,15 @@ bool svtrace_have_vmlinux_btf(void);
  * clock reachable from the task (sched_entity.cfs_rq->rq, CONFIG_FAIR_GROUP_SCHED): a feeder's wait
  * can be read from the scheduler, without sched_wakeup. */
 bool svtrace_have_sched_info(void);
+/* The distance in octets from the per-CPU run queue (runqueues) to the per-CPU preempt count
+ * (__preempt_count), both variables of the per-CPU area, from the running kernel's BTF; 0 when it has
+ * no such pair (arm64 keeps the count in the task). */
+int64_t svtrace_preempt_from_rq(void);
 /* Tracepoint @sys:@name exists (tracefs events dir, or a btf_trace_@name type in vmlinux/module BTF). */
 bool svtrace_have_tracepoint(const char *sys, const char *name, const char *module);
+/* Whether this kernel lets an fentry program attach to function @func: loads an empty one (BPF
+ * trampolines may be compiled out or refused). 0, or -errno (-ENOENT: no such function in its BTF). */
+int svtrace_fentry_probe(const char *func);
 /* Kernel symbol in /proc/kallsyms (a kprobe target). */
 bool svtrace_have_ksym(const char *sym);
 

@@ -18,6 +18,7 @@
 struct report_config {
 	char budgets[256], html[256], comtrade[256], csv[256], cyclictest[256];
 	bool json, quiet, verdict_exit;
+	int expect;			/* 0 all, 1 seen */
 	double window;			/* s */
 	uint64_t max_frames, exact_limit;
 };
@@ -25,7 +26,9 @@ struct report_config {
 /* --verdict-exit's statuses besides SV_EXIT_OK (PASS, NONE) */
 enum { REPORT_EXIT_FAIL = 3, REPORT_EXIT_UNSYNCHRONISED = 4 };
 
-enum { OPT_GUEST = 1, OPT_ALIAS, OPT_LABEL };
+enum { OPT_GUEST = 1, OPT_ALIAS, OPT_LABEL, OPT_SETUP };
+
+static const char *const expect_names[] = { "all", "seen", NULL };
 
 /* No default in the rows of window, max_frames, exact_limit: svr_cfg_defaults() has them (main). */
 #define C struct report_config
@@ -54,6 +57,14 @@ static const struct sv_cfg_key report_table[] = {
 		   "(two hypervisors' same-named ports, two guests)"),
 	SV_CLI_OPT("label", 'l', "GUEST=TEXT", OPT_LABEL,
 		   "what guest GUEST stands for (e.g. its traffic class), shown beside it"),
+	SV_CLI_OPT("setup", 's', "TEXT", OPT_SETUP,
+		   "a line on how the run was set up (e.g. the switch it went through), shown at the top of the "
+		   "report; repeat for more (at most 8)"),
+	SV_CFG_KEY_ENUM(C, expect, "expect", expect_names, "all",
+			"the streams each guest must get: all (a bridge floods every stream to every guest) or seen: "
+			"those it has a record of (per-stream switch rules, as svtrace --expect seen); frames of the "
+			"others are not lost toward it",
+			SV_OPT("expect", 'e', "all|seen")),
 	SV_CFG_KEY_DOUBLE(C, window, "window", 0.1, 600, NULL, "join window in seconds: how late a record may still join",
 			  SV_OPT("window", 'w', "S")),
 	SV_CFG_KEY_UINT(C, max_frames, "max_frames", 1024, 1ull << 40, NULL, "frames held in the window at most",
@@ -93,15 +104,27 @@ static const char epilog[] =
 	"  # Two guests of a lab, each labelled with the setup it stands for\n"
 	"  svreport -g g1=g1.rec -g g2=g2.rec -l 'g1=SV own class' -l 'g2=SV shares bulk class' pub.rec trace.rec\n";
 
-/* --guest, --alias, --label: NAME=VALUE arguments, kept in order. */
+/* --guest, --alias, --label: NAME=VALUE arguments, and --setup lines, kept in order. */
 struct report_cli {
-	const char *guests[SVR_MAX_FILES], *aliases[32], *labels[SVR_MAX_GUESTS];
-	unsigned nguests, naliases, nlabels;
+	const char *guests[SVR_MAX_FILES], *aliases[32], *labels[SVR_MAX_GUESTS], *setup[SVR_MAX_SETUP];
+	unsigned nguests, naliases, nlabels, nsetup;
 };
+
+_Static_assert(SVR_MAX_SETUP == 8, "--setup's help");
 
 static int report_option(void *ctx, const struct sv_cfg_key *row, const char *arg, struct sv_cfg_error *err)
 {
 	struct report_cli *rc = ctx;
+
+	if (row->opt.id == OPT_SETUP) {
+		if (rc->nsetup >= SVR_MAX_SETUP || strlen(arg) >= SVR_SETUP_SIZE) {
+			snprintf(err->msg, sizeof(err->msg), "at most %d lines of < %d characters, got '%.100s'",
+				 SVR_MAX_SETUP, SVR_SETUP_SIZE, arg);
+			return -EINVAL;
+		}
+		rc->setup[rc->nsetup++] = arg;
+		return 0;
+	}
 	const char **list = row->opt.id == OPT_GUEST ? rc->guests : row->opt.id == OPT_ALIAS ? rc->aliases : rc->labels;
 	unsigned *n = row->opt.id == OPT_GUEST ? &rc->nguests : row->opt.id == OPT_ALIAS ? &rc->naliases : &rc->nlabels;
 	unsigned max = row->opt.id == OPT_GUEST ? SVR_MAX_FILES : row->opt.id == OPT_ALIAS ? 32 : SVR_MAX_GUESTS;
@@ -169,6 +192,7 @@ int main(int argc, char **argv)
 	cfg.window_ns = (int64_t)(rcfg.window * 1e9);
 	cfg.max_frames = rcfg.max_frames;
 	cfg.exact_limit = rcfg.exact_limit;
+	cfg.expect_seen = rcfg.expect == 1;
 
 	svr_budgets_default(&budgets);
 	if (budget_path && (err = svr_budgets_load(&budgets, budget_path, errbuf, sizeof(errbuf)))) {
@@ -215,6 +239,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	for (unsigned i = 0; i < rc.nsetup; i++)
+		svr_add_setup(r, rc.setup[i]);	/* checked by report_option */
 	for (unsigned i = 0; i < nlabels; i++) {
 		char name[64];
 		const char *eq = strchr(labels[i], '=');

@@ -49,6 +49,10 @@ struct svr_cfg {
 	uint64_t exact_limit;		/* per-frame values kept for exact percentiles (default 32 Mi) */
 	int64_t clock_tolerance_ns;	/* negative latencies down to -tolerance are clock granularity */
 	unsigned max_late;		/* why-late entries kept (<= SVR_MAX_LATE) */
+	/* true: a guest is expected to get only the streams it has a record of (a switch with per-stream
+	 * rules, svtrace --expect seen); a frame of another stream is not lost toward it. false (default):
+	 * every stream toward every guest (a bridge floods). */
+	bool expect_seen;
 };
 void svr_cfg_defaults(struct svr_cfg *c);
 
@@ -185,6 +189,14 @@ const char *svr_alias_unused(const struct svr *r, unsigned i);
 int svr_set_guest_label(struct svr *r, const char *guest, const char *label);
 /* The label of guest @g, or NULL. */
 const char *svr_guest_label(const struct svr *r, unsigned g);
+/* A line saying how the run was set up (the lab: which switch, which datapath, what the switch dropped),
+ * shown at the top of every output (JSON: "setup"). At most SVR_MAX_SETUP lines of < SVR_SETUP_SIZE
+ * octets: -EINVAL too long, -E2BIG too many. */
+#define SVR_MAX_SETUP 8
+#define SVR_SETUP_SIZE 256
+int svr_add_setup(struct svr *r, const char *line);
+/* Setup line @i (in the order added), NULL past the last. */
+const char *svr_setup(const struct svr *r, unsigned i);
 /* Writes every EVENT as CSV (sv_record columns) while reading. NULL: off. */
 void svr_set_csv(struct svr *r, FILE *csv);
 

@@ -722,7 +722,17 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 	fprintf(f, "<h1>svkit latency report</h1>\n<p><span class=\"verdict %s\">%s</span> ",
 		svr_verdict_name(e->verdict), svr_verdict_name(e->verdict));
 	esc(f, e->why);
-	fputs("</p>\n<h2>Clock</h2><ul>", f);
+	fputs("</p>\n", f);
+	if (svr_setup(r, 0)) {
+		fputs("<h2>Setup</h2><ul>", f);
+		for (unsigned i = 0; svr_setup(r, i); i++) {
+			fputs("<li>", f);
+			esc(f, svr_setup(r, i));
+			fputs("</li>", f);
+		}
+		fputs("</ul>\n", f);
+	}
+	fputs("<h2>Clock</h2><ul>", f);
 	fprintf(f, "<li>%s%s</li>", e->clock.ok ? "ok" : "UNSYNCHRONISED",
 		e->clock.single_host ? " (every record from one host: one clock)" : "");
 	for (unsigned i = 0; i < e->clock.nreasons; i++) {
@@ -894,7 +904,7 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 	}
 
 	if (svr_nlate(r)) {
-		fputs("<h2>Why late</h2><table><tr><th>svID</th><th>smpCnt</th><th>guest</th><th>feeder</th>"
+		fputs("<h2>Why late</h2><table><tr><th>svID</th><th>smpCnt</th><th>guest</th><th>thread (point)</th>"
 		      "<th>waited</th><th>holder</th><th>policy/prio</th></tr>\n",
 		      f);
 		for (unsigned i = 0; i < svr_nlate(r); i++) {
@@ -907,6 +917,8 @@ int svr_write_html(struct svr *r, const struct svr_budgets *b, const struct svr_
 			esc(f, l->guest >= 0 ? svr_guest_name(r, (unsigned)l->guest) : "-");
 			fputs("</td><td>", f);
 			esc(f, l->feeder_comm);
+			/* T2b: it fed the guest; T2a: it carried the frame (a user-space switch's thread) */
+			fprintf(f, " (%s)", sv_point_name(l->point));
 			sv_stats_format_ns(l->wait_ns, buf, sizeof(buf));
 			fprintf(f, "</td><td>%s</td><td>", buf);
 			esc(f, svr_holder_label(l->holder_comm, l->holder_pid));

@@ -100,6 +100,8 @@ struct svr {
 	bool alias_used[32];
 	unsigned nlabels;
 	char label_guest[SVR_MAX_GUESTS][64], label_text[SVR_MAX_GUESTS][SVR_LABEL_SIZE];
+	unsigned nsetup;
+	char setup[SVR_MAX_SETUP][SVR_SETUP_SIZE];
 	FILE *csv;
 	bool csv_header;
 
@@ -120,6 +122,7 @@ struct svr {
 	unsigned nwarn;
 	char warn[8][240];
 	bool present[SVR_NPOINTS][GSLOTS];
+	bool gseen[SVR_MAX_GUESTS][SVR_MAX_STREAMS];	/* a record of the stream at one of the guest's points */
 	struct svr_point_stats pts[SVR_NPOINTS][GSLOTS];
 	struct lastobs last[SVR_MAX_STREAMS][NSLOTS];
 	uint64_t (*lostafter)[SVR_NPOINTS][GSLOTS][SVR_MAX_STREAMS];
@@ -325,6 +328,21 @@ const uint8_t svr_compare_hops[SVR_NCOMPARE][2] = {
 	{SV_POINT_T1, SV_POINT_T2B}, {SV_POINT_T2B, SV_POINT_T3}, {SV_POINT_T3, SV_POINT_T4}, {SV_POINT_T0, SV_POINT_T4},
 	{SV_POINT_T0, SV_POINT_T3},
 };
+
+int svr_add_setup(struct svr *r, const char *line)
+{
+	if (strlen(line) >= SVR_SETUP_SIZE)
+		return -EINVAL;
+	if (r->nsetup >= SVR_MAX_SETUP)
+		return -E2BIG;
+	snprintf(r->setup[r->nsetup++], SVR_SETUP_SIZE, "%s", line);
+	return 0;
+}
+
+const char *svr_setup(const struct svr *r, unsigned i)
+{
+	return i < r->nsetup ? r->setup[i] : NULL;
+}
 
 int svr_set_guest_label(struct svr *r, const char *guest, const char *label)
 {
@@ -1141,6 +1159,9 @@ static void finalize(struct svr *r, const struct jent *e)
 		bool vg[SVR_NPOINTS];
 		int64_t tref;
 
+		/* expect_seen: a stream the guest has no record of is not one it takes (per-stream rules) */
+		if (r->cfg.expect_seen && !r->gseen[g][gs])
+			continue;
 		memcpy(vg, v, sizeof(vg));
 		for (k = 0; k < 4; k++) {
 			int s = 2 + (int)g * 4 + (int)k;
@@ -1560,6 +1581,8 @@ static void join_event(struct svr *r, unsigned fi, struct fileio *f, const struc
 	slot = slot_of(p, guest);
 	if (slot < 0)
 		return;
+	if (guest >= 0)
+		r->gseen[guest][gs] = true;	/* also for a frame flagged dropped or missing there */
 	/* A publisher that fell a second behind its schedule (overloaded host) makes every later tool guess
 	 * the wrong second: say so, it is the cause of the aliasing the clock check then reports. */
 	if (p == SV_POINT_T0 && st->rate && ev->smp_cnt < st->rate) {

@@ -154,6 +154,8 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 			fprintf(f, "no records for %s: hops through it are not measured\n", sv_point_name(p));
 	}
 
+	for (unsigned i = 0; svr_setup(r, i); i++)
+		fprintf(f, "setup: %s\n", svr_setup(r, i));
 	for (unsigned g = 0; g < svr_nguests(r); g++)
 		if (svr_guest_label(r, g))
 			fprintf(f, "guest %s: %s\n", svr_guest_name(r, g), svr_guest_label(r, g));
@@ -254,7 +256,7 @@ int svr_write_text(struct svr *r, const struct svr_budgets *b, const struct svr_
 	}
 
 	if (svr_nlate(r)) {
-		fprintf(f, "\nwhy late (worst %u waits of the guest feeders)\n", svr_nlate(r));
+		fprintf(f, "\nwhy late (worst %u waits of the threads that fed the guests or carried the frames)\n", svr_nlate(r));
 		for (unsigned i = 0; i < svr_nlate(r) && i < 10; i++) {
 			const struct svr_late *l = svr_late_get(r, i);
 			const struct svr_stream_info *st = svr_stream(r, l->stream);
@@ -515,6 +517,12 @@ int svr_write_json(struct svr *r, const struct svr_budgets *b, const struct svr_
 		sv_json_string(&j, svr_guest_name(r, g));
 	sv_json_array_end(&j);
 
+	/* how the run was set up (the lab: its switch, datapath, what the switch dropped) */
+	sv_json_key(&j, "setup");
+	sv_json_array_begin(&j);
+	for (unsigned i = 0; svr_setup(r, i); i++)
+		sv_json_string(&j, svr_setup(r, i));
+	sv_json_array_end(&j);
 	/* what each guest stands for (the lab: which traffic class, which noise), null when not told */
 	sv_json_key(&j, "guest_labels");
 	sv_json_object_begin(&j);

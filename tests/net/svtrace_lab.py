@@ -107,7 +107,7 @@ def recdump(args):
     if data[:8] != b"SVREC\r\n\x1a":
         raise SystemExit("recdump: %s: not an svkit record file" % args[0])
     out = {"names": [], "summaries": [], "events": collections.Counter(), "drops": collections.Counter(),
-           "end": None, "kinds": collections.Counter(), "streams": {}}
+           "end": None, "kinds": collections.Counter(), "streams": {}, "threads": collections.Counter()}
     pos = 256
     while pos + 16 <= len(data):
         magic, blen, nrec, _crc = struct.unpack_from("<IIII", data, pos)
@@ -143,6 +143,14 @@ def recdump(args):
                 guest = struct.unpack_from("<H", data, r + 40)[0]
                 name = data[r + 48:r + 80].split(b"\0")[0].decode()
                 out["drops"]["%d/%d/%s/%d" % (point, guest, name, reason)] += 1
+            elif kind == 7:
+                # THREAD: waits over 2 ms by "feeder kind/holder/policy/prio" (feeder kind: its name before '/')
+                wait_ns, = struct.unpack_from("<q", data, r + 16)
+                holder_policy, holder_prio = data[r + 40], data[r + 41]
+                feeder = data[r + 48:r + 64].split(b"\0")[0].decode(errors="replace")
+                holder = data[r + 64:r + 80].split(b"\0")[0].decode(errors="replace")
+                if wait_ns > 2000000:
+                    out["threads"]["%s/%s/%d/%d" % (feeder.split("/")[0], holder, holder_policy, holder_prio)] += 1
             elif kind == 9:
                 rotated, t_ns, records, lost = struct.unpack_from("<IqQQ", data, r + 4)
                 out["end"] = {"rotated": rotated, "records": records, "lost_records": lost}
@@ -153,6 +161,7 @@ def recdump(args):
     out["kinds"] = dict(out["kinds"])
     out["events"] = dict(out["events"])
     out["drops"] = dict(out["drops"])
+    out["threads"] = dict(out["threads"])
     out["streams"] = list(out["streams"].values())
     json.dump(out, sys.stdout)
     print()

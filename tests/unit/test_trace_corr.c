@@ -591,6 +591,78 @@ static void test_late_clipped_and_in_flight(void **state)
 	svtrace_corr_free(c);
 }
 
+/* A frame carried through user space (Open vSwitch's netdev datapath): the carrier's wait explains the hop it
+ * carried the frame over, T1-T2a, by its part there only; a wait after T2a (the carrier ran again before the
+ * frame was taken) names no holder; a frame forwarded in the receiving context has no carrier. */
+static void test_late_carrier(void **state)
+{
+	static const struct {
+		const char *comm, *role;
+	} roles[] = {
+		{ "ovs-vswitchd", "ovs main thread" }, { "pmd-c01/id:6", "ovs pmd thread" },
+		{ "handler5", "ovs handler (upcall)" }, { "revalidator4", "ovs revalidator" },
+		{ "ksoftirqd/1", "ksoftirqd" }, { "vhost-4242", "vhost worker" }, { "svsub", "thread" }, { "", "thread" },
+		{ NULL, "thread" },
+	};
+	struct svtrace_corr_cfg cfg = { .nports = 1, .capacity = 16, .timeout_ns = MS, .late_ns = 1000 * US,
+					.late_max = 8, .max_streams = 1 };
+	struct svtrace_corr *c;
+	const struct svtrace_late *l;
+	unsigned n;
+	/* T1 100 us, T2a 5100 us (carried 5 ms), T2b 5110 us; the carrier waited 4 ms, ending at 5000 us */
+	struct svtrace_copy_obs o = { .outcome = SVTRACE_COPY_TAKEN, .port = 1, .smpcnt = 1, .t1_ns = 100 * US,
+				      .t2a_ns = 5100 * US, .t2b_ns = 5110 * US, .feeder_tid = 7, .feeder_comm = "ovs-vswitchd",
+				      .carrier = { .tid = 7, .comm = "ovs-vswitchd", .wait_ns = 4000 * US,
+						   .wait_end_ns = 5000 * US, .holder_pid = 42, .holder_comm = "svsub",
+						   .holder_policy = 1, .holder_prio = 80 } };
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
+		assert_string_equal(svtrace_thread_role(roles[i].comm), roles[i].role);
+	assert_int_equal(svtrace_corr_new(&c, &cfg), 0);
+	assert_int_equal(svtrace_corr_stream_add(c, 0x4000, (const uint8_t *)"MU01", 4), 0);
+	o.stream = 0;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	/* the same, but the carrier's last wait ended after T2a: it is not this frame's */
+	o.smpcnt = 2;
+	o.t2b_ns = 5120 * US;
+	o.carrier.wait_end_ns = 5105 * US;
+	o.carrier.wait_ns = 3 * US;
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	/* no carrier (a kernel switch forwards in the receiving softirq) */
+	o.smpcnt = 3;
+	o.t2b_ns = 5130 * US;
+	o.carrier = (struct svtrace_carrier){ 0 };
+	assert_int_equal(svtrace_corr_copy(c, &o), 0);
+	svtrace_corr_late_sort(c);
+	l = svtrace_corr_late(c, &n);
+	assert_int_equal(n, 3);
+	for (unsigned i = 0; i < n; i++) {
+		switch (l[i].smpcnt) {
+		case 1:	/* 4 ms of wait from 1000 to 5000 us, all of it within 100..5100 */
+			assert_int_equal(l[i].carrier_tid, 7);
+			assert_string_equal(l[i].carrier_comm, "ovs-vswitchd");
+			assert_int_equal(l[i].carrier_wait_ns, 4000 * US);
+			assert_int_equal(l[i].carrier_wait_from_ns, 1000 * US);
+			assert_int_equal(l[i].carrier_holder_pid, 42);
+			assert_string_equal(l[i].carrier_holder_comm, "svsub");
+			assert_int_equal(l[i].carrier_holder_policy, 1);
+			break;
+		case 2:
+			assert_int_equal(l[i].carrier_tid, 7);
+			assert_int_equal(l[i].carrier_wait_ns, 0);
+			assert_int_equal(l[i].carrier_whole_wait_ns, 3 * US);
+			assert_int_equal(l[i].carrier_holder_pid, 0);
+			assert_string_equal(l[i].carrier_holder_comm, "");
+			break;
+		default:
+			assert_int_equal(l[i].carrier_tid, 0);
+			assert_string_equal(l[i].carrier_comm, "");
+		}
+	}
+	svtrace_corr_free(c);
+}
+
 /* The hop log's one-word entry (svtrace.h): every field at its extremes comes back whole, none spills into
  * another, and a hop at the limit does not fit (the producer sends such a copy elsewhere). */
 static void test_hop_log_entry(void **state)
@@ -633,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_no_interval),
 		cmocka_unit_test(test_wait_in_hop),
 		cmocka_unit_test(test_late_clipped_and_in_flight),
+		cmocka_unit_test(test_late_carrier),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
