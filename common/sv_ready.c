@@ -98,14 +98,15 @@ int sv_ready_set(const char *status)
 	int err = 0, e;
 
 	snprintf(msg, sizeof(msg), "READY=1\nMAINPID=%ld\nSTATUS=%s\n", (long)getpid(), status ? status : "ready");
-	e = sv_notify(msg);
-	if (e)
-		err = e;
+	/* the file first: whoever hears READY=1 finds it there */
 	if (ready_path[0] && !stopping) {
 		e = ready_write(msg);
 		if (e)
 			err = e;
 	}
+	e = sv_notify(msg);
+	if (e)
+		err = e;
 	return err;
 }
 

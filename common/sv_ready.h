@@ -22,8 +22,8 @@
  * 0, or -ENAMETOOLONG. */
 int sv_ready_init(const char *ready_file);
 
-/* The tool is ready: READY=1 and STATUS=@status to NOTIFY_SOCKET (if set), and the ready file (if any)
- * created with those lines. 0, or the -errno of what failed (the other was still tried). */
+/* The tool is ready: the ready file (if any) created with the lines READY=1, MAINPID=, STATUS=@status, then
+ * the same to NOTIFY_SOCKET (if set). 0, or the -errno of what failed (the other was still tried). */
 int sv_ready_set(const char *status);
 
 /* STATUS=@status to NOTIFY_SOCKET (systemctl status shows it); 0 when unset. 0 or -errno. */

@@ -67,18 +67,17 @@ for i in 0 1 2 3 4; do	# a fault of 0.4 s at 1, 3, 5, 7, 9 s: five trips
 	FAULTS="$FAULTS -s streams[0].signal.events[$i].current_factor=20"
 done
 
-: >"$T/sub.err"
+rm -f "$T/sub.ready" "$T/trace.ready"	# beside the full filesystems, not on them
 ip netns exec "$NS_V1" "$SVSUB" -i vm1 --backend "$BACKEND" --clock-trusted --app overcurrent --json \
-	--record "$T/sub/sub.rec" --record-min-free 0 >"$T/sub.out" 2>"$T/sub.err" &
+	--record "$T/sub/sub.rec" --record-min-free 0 --ready-file "$T/sub.ready" >"$T/sub.out" 2>"$T/sub.err" &
 SUBPID=$!
 PIDS="$PIDS $SUBPID"
-wait_ready "$T/sub.err" receiving "$SUBPID" || fail "svsub did not start"
-: >"$T/trace.err"
+wait_ready_file "$T/sub.ready" "$SUBPID" || fail "svsub did not start"
 "$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p --json --record "$T/trace/trace.rec" \
-	--record-min-free 0 >"$T/trace.json" 2>"$T/trace.err" &
+	--record-min-free 0 --ready-file "$T/trace.ready" >"$T/trace.json" 2>"$T/trace.err" &
 TRPID=$!
 PIDS="$PIDS $TRPID"
-wait_ready "$T/trace.err" tracing "$TRPID" || fail "svtrace did not start"
+wait_ready_file "$T/trace.ready" "$TRPID" || fail "svtrace did not start"
 # shellcheck disable=SC2086
 ip netns exec "$NS_P" "$SVPUB" --interface p0 --duration "$SECS" --json -q $FAULTS --record "$T/pub/pub.rec" \
 	-s record_min_free_mib=0 >"$T/pub.json" 2>"$T/pub.err" &

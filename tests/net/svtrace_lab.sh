@@ -64,12 +64,12 @@ trace_start() {	# seconds (0: until a signal) extra-args...
 	local secs=$1
 	shift
 	[ "$secs" = 0 ] || set -- --duration "$secs" "$@"
-	: >"$TMP/trace.err"	# emptied here, not by the child's redirection: wait_ready.sh
-	"$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p,vm2p --json "$@" \
+	rm -f "$TMP/trace.ready"
+	"$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p,vm2p --json --ready-file "$TMP/trace.ready" "$@" \
 		>"$TMP/trace.json" 2>"$TMP/trace.err" &
 	TRACE_PID=$!
 	# wait until attached (~1 s of BPF loading here; more on a busy machine)
-	wait_ready "$TMP/trace.err" tracing "$TRACE_PID" || fail "svtrace did not start"
+	wait_ready_file "$TMP/trace.ready" "$TRACE_PID" || fail "svtrace did not start"
 }
 
 trace_wait() {
@@ -386,10 +386,11 @@ errors)
 	fi
 	# an egress port that goes away during the run (renamed away) and does not come back: said on stderr
 	# and listed in the summary, the run goes on (the phase restart: one that comes back)
-	: >"$TMP/gone.err"
-	"$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p,vm2p --duration 4 --json >"$TMP/gone.json" 2>"$TMP/gone.err" &
+	rm -f "$TMP/gone.ready"
+	"$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p,vm2p --duration 4 --json --ready-file "$TMP/gone.ready" \
+		>"$TMP/gone.json" 2>"$TMP/gone.err" &
 	pid=$!
-	wait_ready "$TMP/gone.err" tracing $pid || fail "svtrace did not start: $(tail -3 "$TMP/gone.err")"
+	wait_ready_file "$TMP/gone.ready" $pid || fail "svtrace did not start: $(tail -3 "$TMP/gone.err")"
 	sleep 0.5
 	ip -n "$NS_H" link set vm2p down && ip -n "$NS_H" link set vm2p name vm2x || fail "renaming vm2p"
 	wait $pid || fail "svtrace exited $? after vm2p went away: $(tail -3 "$TMP/gone.err")"

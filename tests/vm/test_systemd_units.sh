@@ -53,6 +53,10 @@ for u in "$S" "$SRC/vm/systemd/svpub.service" "$SRC/vm/systemd/svtrace.service";
 	[ "$(key RestartPreventExitStatus "$u")" = 2 ] || bad "$(basename "$u"): RestartPreventExitStatus"
 done
 [ "$(key Restart "$S")" = on-failure ] || bad "svsub@: Restart"
+# started means ready: each tool says READY=1 (sv_ready.h), so units ordered after one start once it is
+for u in "$S" "$SRC/vm/systemd/svpub.service" "$SRC/vm/systemd/svtrace.service"; do
+	[ "$(key Type "$u")" = notify ] || bad "$(basename "$u"): Type=$(key Type "$u"), not notify"
+done
 [ "$(key KillSignal "$S")" = SIGINT ] || bad "svsub@: KillSignal"
 key ExecStart "$S" | grep -q -- '-c /etc/svkit/svsub-%i.yaml' || bad "svsub@: config per instance"
 ok "svsub@ contract checked"
