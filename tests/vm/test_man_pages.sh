@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/man/*.[18]: each page renders with groff and man without a single warning, and names every option
+# docs/man/*.[18]: each page renders with groff and man without a single warning, and names every option
 # that the tool's specification (issues 3-6) gives it.
 set -u
 SRC=${SVKIT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -9,7 +9,7 @@ trap 'rm -rf "$T"' EXIT INT TERM
 fail=0
 for page in svpub.1 svsub.1 svtrace.8 svreport.1; do
 	tool=${page%.*}
-	f="$SRC/vm/man/$page"
+	f="$SRC/docs/man/$page"
 	[ -f "$f" ] || { echo "FAIL: $f missing"; fail=1; continue; }
 	LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$f" >"$T/groff" 2>&1
 	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" >"$T/$tool.txt" 2>"$T/man"
