@@ -137,6 +137,172 @@ static int report_option(void *ctx, const struct sv_cfg_key *row, const char *ar
 	return 0;
 }
 
+/* The budgets (defaults, else @path's); their clock tolerance goes into @cfg. Returns 0, or the exit status: a
+ * budgets file that says something wrong is a usage error (2); one that cannot be read, as any other file that
+ * cannot be read (the cyclictest file, the records), a runtime failure (1). */
+static int load_budgets(const char *path, struct svr_budgets *b, struct svr_cfg *cfg)
+{
+	char errbuf[700];
+	int err;
+
+	svr_budgets_default(b);
+	if (path && (err = svr_budgets_load(b, path, errbuf, sizeof(errbuf)))) {
+		fprintf(stderr, "svreport: budgets: %s\n", errbuf);
+		return err == -EINVAL ? SV_EXIT_USAGE : SV_EXIT_RUNTIME;
+	}
+	if (b->clock_tolerance_ns >= 0)
+		cfg->clock_tolerance_ns = b->clock_tolerance_ns;
+	return 0;
+}
+
+/* The cyclictest baseline and the disturbance record, when given. Returns 0 or SV_EXIT_RUNTIME (not readable). */
+static int load_baselines(const char *ct_path, struct svr_cyclic *ct, const char *dr_path, struct sv_ct_data *dr)
+{
+	char errbuf[700];
+	int err;
+
+	if (dr_path) {
+		char msg[300];
+
+		err = sv_ct_read(dr, dr_path, msg, sizeof(msg));
+		if (err) {
+			fprintf(stderr, "svreport: --comtrade %s: %s\n", dr_path, msg[0] ? msg : strerror(-err));
+			return SV_EXIT_RUNTIME;
+		}
+	}
+	if (ct_path && svr_cyclic_load(ct, ct_path, errbuf, sizeof(errbuf))) {
+		fprintf(stderr, "svreport: cyclictest: %s\n", errbuf);
+		return SV_EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+/* The hops the budgets name are kept even when not consecutive. */
+static void keep_budget_hops(struct svr *r, const struct svr_budgets *b)
+{
+	uint8_t pairs[SVR_MAX_BUDGETS][2];
+
+	for (unsigned i = 0; i < b->n; i++) {
+		pairs[i][0] = b->b[i].from;
+		pairs[i][1] = b->b[i].to;
+	}
+	svr_set_budget_pairs(r, (const uint8_t(*)[2])pairs, b->n);
+}
+
+/* --alias [HOST:]FROM=TO and --label GUEST=TEXT (checked for '=' by report_option). Returns 0 or SV_EXIT_USAGE. */
+static int name_guests(struct svr *r, const char *const *aliases, unsigned naliases, const char *const *labels,
+		       unsigned nlabels)
+{
+	for (unsigned i = 0; i < naliases; i++) {
+		char from[160];
+		const char *eq = strchr(aliases[i], '=');
+
+		snprintf(from, sizeof(from), "%.*s", (int)(eq - aliases[i]), aliases[i]);
+		if (svr_add_alias(r, from, eq + 1)) {	/* a FROM cut to 159 octets is still refused */
+			fprintf(stderr, "svreport: --alias '%s': FROM is 1..127 characters ([HOST:]NAME), TO 1..63\n",
+				aliases[i]);
+			return SV_EXIT_USAGE;
+		}
+	}
+	for (unsigned i = 0; i < nlabels; i++) {
+		char name[64];
+		const char *eq = strchr(labels[i], '=');
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - labels[i]), labels[i]);
+		if ((size_t)(eq - labels[i]) >= sizeof(name) || svr_set_guest_label(r, name, eq + 1)) {
+			fprintf(stderr, "svreport: --label '%s': guest names are 1..63 characters, texts < %d\n", labels[i],
+				SVR_LABEL_SIZE);
+			return SV_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* The --guest NAME=FILE records, then the others; a rotated run's parts given too are read once
+ * (svr_add_files). Returns 0, SV_EXIT_RUNTIME (not readable) or SV_EXIT_USAGE (the same record twice, two
+ * runs under one guest). */
+static int add_records(struct svr *r, const char *const *guests, unsigned nguests, const char *const *files,
+		       unsigned nfiles)
+{
+	unsigned n = 0, max = nguests + nfiles;
+	const char **paths = calloc(max, sizeof(*paths)), **gnames = calloc(max, sizeof(*gnames));
+	char (*names)[64] = calloc(nguests ? nguests : 1, sizeof(*names));
+	int err = -ENOMEM;
+
+	if (paths && gnames && names) {
+		for (unsigned i = 0; i < nguests; i++) {
+			const char *eq = strchr(guests[i], '=');
+
+			snprintf(names[i], sizeof(names[i]), "%.*s", (int)(eq - guests[i]), guests[i]);
+			paths[n] = eq + 1;
+			gnames[n++] = names[i];
+		}
+		for (unsigned i = 0; i < nfiles; i++)
+			paths[n++] = files[i];
+		err = svr_add_files(r, paths, gnames, n);
+	}
+	free(paths);
+	free(gnames);
+	free(names);
+	if (!err)
+		return 0;
+	if (err == -E2BIG)
+		fprintf(stderr, "svreport: too many files (at most %d; a rotated run counts once)\n", SVR_MAX_FILES);
+	else
+		fprintf(stderr, "svreport: %s\n", err == -ENOMEM || !svr_nfiles(r) ? strerror(-err)
+							 : svr_file(r, svr_nfiles(r) - 1)->errmsg);
+	return err == -EEXIST ? SV_EXIT_USAGE : SV_EXIT_RUNTIME;
+}
+
+/* What the run found wrong with the inputs: files read up to a fault, aliases that renamed nothing. */
+static void say_after_run(struct svr *r, const char *const *aliases, unsigned naliases)
+{
+	for (unsigned i = 0; i < svr_nfiles(r); i++)
+		if (svr_file(r, i)->err)
+			fprintf(stderr, "svreport: %s (records before the fault are used)\n", svr_file(r, i)->errmsg);
+	for (unsigned i = 0; i < naliases; i++) {
+		const char *from = svr_alias_unused(r, i);
+
+		if (from)
+			fprintf(stderr, "svreport: warning: --alias %s: no record names a guest '%s'%s\n", aliases[i], from,
+				strchr(from, ':') ? " (HOST is the host name in the record's header, as the file list shows it)"
+						  : "");
+	}
+}
+
+/* The terminal summary (on stderr when the JSON goes to stdout), the JSON, the HTML. Returns 0 or -EIO. */
+static int write_reports(struct svr *r, const struct svr_budgets *b, const struct svr_eval *ev,
+			 const struct svr_cyclic *ct, const struct sv_ct_data *dr, bool json, bool quiet,
+			 const char *html_path)
+{
+	FILE *h;
+
+	if (!quiet)
+		svr_write_text(r, b, ev, ct, json ? stderr : stdout);
+	if (json && svr_write_json(r, b, ev, ct, stdout)) {
+		fprintf(stderr, "svreport: cannot write the JSON report\n");
+		return -EIO;
+	}
+	if (!html_path)
+		return 0;
+	h = fopen(html_path, "we");
+	if (!h) {
+		fprintf(stderr, "svreport: %s: %s\n", html_path, strerror(errno));
+		return -EIO;
+	}
+	if (svr_write_html(r, b, ev, ct, dr, h) | fclose(h)) {
+		fprintf(stderr, "svreport: %s: write failed\n", html_path);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* --verdict-exit: 0 PASS or NONE (nothing to check), 3 FAIL, 4 UNSYNCHRONISED. */
+static int verdict_status(enum svr_verdict v)
+{
+	return v == SVR_PASS || v == SVR_NONE ? SV_EXIT_OK : v == SVR_FAIL ? REPORT_EXIT_FAIL : REPORT_EXIT_UNSYNCHRONISED;
+}
+
 int main(int argc, char **argv)
 {
 	static struct report_config rcfg;
@@ -147,9 +313,6 @@ int main(int argc, char **argv)
 	};
 	const char *budget_path, *html_path, *csv_path, *ct_path, *dr_path;
 	static struct sv_ct_data dr;
-	bool have_dr = false;
-	const char **guests = rc.guests, **aliases = rc.aliases, **labels = rc.labels;
-	unsigned nguests, naliases, nlabels;
 	static struct svr_budgets budgets;
 	static struct svr_cyclic ct;
 	static struct svr_eval ev;
@@ -158,9 +321,7 @@ int main(int argc, char **argv)
 	struct sv_cli cli;
 	struct svr *r = NULL;
 	FILE *csv = NULL;
-	char errbuf[700];
-	uint8_t bpairs[SVR_MAX_BUDGETS][2];
-	int ret = SV_EXIT_RUNTIME, err;
+	int ret, err;
 
 	sv_log_set(sv_log_stderr, NULL, SV_LOG_WARN);
 	svr_cfg_defaults(&cfg);
@@ -177,10 +338,7 @@ int main(int argc, char **argv)
 		return sv_cli_exit(err);
 	if (cli.print_config)
 		return sv_config_print(report_table, &rcfg, stdout) ? SV_EXIT_RUNTIME : SV_EXIT_OK;
-	nguests = rc.nguests;
-	naliases = rc.naliases;
-	nlabels = rc.nlabels;
-	if (cli.operands >= argc && !nguests) {
+	if (cli.operands >= argc && !rc.nguests) {
 		fprintf(stderr, "svreport: no record files given\nTry 'svreport --help'.\n");
 		return SV_EXIT_USAGE;
 	}
@@ -194,98 +352,26 @@ int main(int argc, char **argv)
 	cfg.exact_limit = rcfg.exact_limit;
 	cfg.expect_seen = rcfg.expect == 1;
 
-	svr_budgets_default(&budgets);
-	if (budget_path && (err = svr_budgets_load(&budgets, budget_path, errbuf, sizeof(errbuf)))) {
-		/* a budgets file that says something wrong is a usage error; one that cannot be read, as any
-		 * other file that cannot be read (the cyclictest file, the records), a runtime failure */
-		fprintf(stderr, "svreport: budgets: %s\n", errbuf);
-		return err == -EINVAL ? SV_EXIT_USAGE : SV_EXIT_RUNTIME;
-	}
-	if (budgets.clock_tolerance_ns >= 0)
-		cfg.clock_tolerance_ns = budgets.clock_tolerance_ns;
-	if (dr_path) {
-		char msg[300];
-
-		err = sv_ct_read(&dr, dr_path, msg, sizeof(msg));
-		if (err) {
-			fprintf(stderr, "svreport: --comtrade %s: %s\n", dr_path, msg[0] ? msg : strerror(-err));
-			return SV_EXIT_RUNTIME;
-		}
-		have_dr = true;
-	}
-	if (ct_path && svr_cyclic_load(&ct, ct_path, errbuf, sizeof(errbuf))) {
-		fprintf(stderr, "svreport: cyclictest: %s\n", errbuf);
-		return SV_EXIT_RUNTIME;
-	}
+	err = load_budgets(budget_path, &budgets, &cfg);
+	if (!err)
+		err = load_baselines(ct_path, &ct, dr_path, &dr);
+	if (err)
+		return err;
 	err = svr_create(&r, &cfg);
 	if (err) {
 		fprintf(stderr, "svreport: %s\n", strerror(-err));
 		return SV_EXIT_RUNTIME;
 	}
-	for (unsigned i = 0; i < budgets.n; i++) {
-		bpairs[i][0] = budgets.b[i].from;
-		bpairs[i][1] = budgets.b[i].to;
-	}
-	svr_set_budget_pairs(r, (const uint8_t(*)[2])bpairs, budgets.n);
-	for (unsigned i = 0; i < naliases; i++) {
-		char from[160];
-		const char *eq = strchr(aliases[i], '=');
-
-		snprintf(from, sizeof(from), "%.*s", (int)(eq - aliases[i]), aliases[i]);
-		if (svr_add_alias(r, from, eq + 1)) {	/* a FROM cut to 159 octets is still refused */
-			fprintf(stderr, "svreport: --alias '%s': FROM is 1..127 characters ([HOST:]NAME), TO 1..63\n",
-				aliases[i]);
-			ret = SV_EXIT_USAGE;
-			goto out;
-		}
-	}
+	keep_budget_hops(r, &budgets);
 	for (unsigned i = 0; i < rc.nsetup; i++)
 		svr_add_setup(r, rc.setup[i]);	/* checked by report_option */
-	for (unsigned i = 0; i < nlabels; i++) {
-		char name[64];
-		const char *eq = strchr(labels[i], '=');
-
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - labels[i]), labels[i]);
-		if ((size_t)(eq - labels[i]) >= sizeof(name) || svr_set_guest_label(r, name, eq + 1)) {
-			fprintf(stderr, "svreport: --label '%s': guest names are 1..63 characters, texts < %d\n",
-				labels[i], SVR_LABEL_SIZE);
-			ret = SV_EXIT_USAGE;
-			goto out;
-		}
-	}
-	{
-		/* --guest files, then the others; a rotated run's parts given too are read once (svr_add_files) */
-		unsigned n = 0, max = nguests + (unsigned)(argc - cli.operands);
-		const char **paths = calloc(max, sizeof(*paths)), **gnames = calloc(max, sizeof(*gnames));
-		char (*names)[64] = calloc(nguests ? nguests : 1, sizeof(*names));
-
-		err = -ENOMEM;
-		if (paths && gnames && names) {
-			for (unsigned i = 0; i < nguests; i++) {
-				const char *eq = strchr(guests[i], '=');
-
-				snprintf(names[i], sizeof(names[i]), "%.*s", (int)(eq - guests[i]), guests[i]);
-				paths[n] = eq + 1;
-				gnames[n++] = names[i];
-			}
-			for (int i = cli.operands; i < argc; i++)
-				paths[n++] = argv[i];
-			err = svr_add_files(r, paths, gnames, n);
-		}
-		free(paths);
-		free(gnames);
-		free(names);
-		if (err) {
-			if (err == -E2BIG)
-				fprintf(stderr, "svreport: too many files (at most %d; a rotated run counts once)\n",
-					SVR_MAX_FILES);
-			else
-				fprintf(stderr, "svreport: %s\n", err == -ENOMEM || !svr_nfiles(r) ? strerror(-err)
-								 : svr_file(r, svr_nfiles(r) - 1)->errmsg);
-			ret = err == -EEXIST ? SV_EXIT_USAGE : SV_EXIT_RUNTIME;
-			goto out;
-		}
-	}
+	ret = name_guests(r, rc.aliases, rc.naliases, rc.labels, rc.nlabels);
+	if (!ret)
+		ret = add_records(r, rc.guests, rc.nguests, (const char *const *)argv + cli.operands,
+				  (unsigned)(argc - cli.operands));
+	if (ret)
+		goto out;
+	ret = SV_EXIT_RUNTIME;
 	if (csv_path) {
 		csv = fopen(csv_path, "we");
 		if (!csv) {
@@ -295,36 +381,10 @@ int main(int argc, char **argv)
 		svr_set_csv(r, csv);
 	}
 	err = svr_run(r);
-	for (unsigned i = 0; i < svr_nfiles(r); i++)
-		if (svr_file(r, i)->err)
-			fprintf(stderr, "svreport: %s (records before the fault are used)\n", svr_file(r, i)->errmsg);
-	for (unsigned i = 0; i < naliases; i++) {
-		const char *from = svr_alias_unused(r, i);
-
-		if (from)
-			fprintf(stderr, "svreport: warning: --alias %s: no record names a guest '%s'%s\n", aliases[i], from,
-				strchr(from, ':') ? " (HOST is the host name in the record's header, as the file list shows it)"
-						  : "");
-	}
+	say_after_run(r, rc.aliases, rc.naliases);
 	svr_evaluate(r, &budgets, &ev);
-	if (!rcfg.quiet)
-		svr_write_text(r, &budgets, &ev, &ct, rcfg.json ? stderr : stdout);
-	if (rcfg.json && svr_write_json(r, &budgets, &ev, &ct, stdout)) {
-		fprintf(stderr, "svreport: cannot write the JSON report\n");
+	if (write_reports(r, &budgets, &ev, &ct, dr_path ? &dr : NULL, rcfg.json, rcfg.quiet, html_path))
 		goto out;
-	}
-	if (html_path) {
-		FILE *h = fopen(html_path, "we");
-
-		if (!h) {
-			fprintf(stderr, "svreport: %s: %s\n", html_path, strerror(errno));
-			goto out;
-		}
-		if (svr_write_html(r, &budgets, &ev, &ct, have_dr ? &dr : NULL, h) | fclose(h)) {
-			fprintf(stderr, "svreport: %s: write failed\n", html_path);
-			goto out;
-		}
-	}
 	if (csv && fclose(csv)) {
 		csv = NULL;
 		fprintf(stderr, "svreport: %s: write failed\n", csv_path);
@@ -333,9 +393,7 @@ int main(int argc, char **argv)
 	csv = NULL;
 	ret = err ? SV_EXIT_RUNTIME : SV_EXIT_OK;
 	if (!ret && rcfg.verdict_exit)
-		ret = ev.verdict == SVR_PASS || ev.verdict == SVR_NONE ? SV_EXIT_OK
-		      : ev.verdict == SVR_FAIL			    ? REPORT_EXIT_FAIL
-								    : REPORT_EXIT_UNSYNCHRONISED;
+		ret = verdict_status(ev.verdict);
 out:
 	if (csv)
 		fclose(csv);

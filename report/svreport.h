@@ -220,6 +220,11 @@ const char *svr_guest_name(const struct svr *r, unsigned g);
 /* True when some record of the run was at @point (for @guest; shared points ignore the guest). */
 bool svr_point_present(const struct svr *r, unsigned point, int guest);
 const struct svr_point_stats *svr_point(const struct svr *r, unsigned point, int guest);
+/* A row of the points' tables: @point recorded, shared (T0, T1) with @guest SVR_GUEST_SHARED or a guest's
+ * with @guest >= 0 (Ts is computed, never a row). */
+bool svr_point_shown(const struct svr *r, unsigned point, int guest);
+/* Some file recorded @point, for some guest or shared (else the outputs say it has no records). */
+bool svr_point_anywhere(const struct svr *r, unsigned point);
 
 /* A computed hop result. */
 struct svr_hop {
@@ -381,7 +386,7 @@ struct svr_cyclic {
  * Returns 0, -errno, or -EBADMSG with @errbuf naming the line. */
 int svr_cyclic_load(struct svr_cyclic *c, const char *path, char *errbuf, size_t errlen);
 
-/* ---- Output (svreport_out.c, svreport_html.c) ---------------------------------------------- */
+/* ---- Output (svreport_out.c: the sections of svreport_text.c, _json.c, _html.c) ------------- */
 /* What file @fi's writer could not write, for every output: "8186 records (8182 events: T0 8182 frames)
  * in 1 stretch: ENOSPC (No space left on device)"; "" when it wrote everything. */
 int svr_file_unwritten_format(const struct svr_file_info *fi, char *buf, size_t size);

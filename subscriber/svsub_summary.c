@@ -58,7 +58,7 @@ static void json_stream(struct sv_json *j, const struct svsub_stream_stats *s)
 	else
 		sv_json_kv_null(j, "sample_rate");
 	sv_json_kv_uint(j, "wrap", s->wrap);
-	sv_json_kv_str(j, "wrap_source", svsub_wrap_source_name(s->wrap_source));
+	sv_json_kv_str(j, "wrap_source", sv_rate_source_name(s->wrap_source));
 	sv_json_kv_uint(j, "wrap_violations", s->wrap_violations);
 	sv_json_kv_uint(j, "asdus_per_frame", s->asdus_per_frame);
 	sv_json_kv_uint(j, "first_smpCnt", s->first_smpCnt);
@@ -234,7 +234,7 @@ int svsub_summary_print(FILE *f, struct svsub_proc *p, bool histograms)
 		else
 			snprintf(buf, sizeof(buf), "absent");
 		fprintf(f, "  confRev %u, smpSynch %u, smpRate %s, smpCnt wrap %u (%s)%s\n", s->confRev, s->smpSynch,
-			buf, s->wrap, svsub_wrap_source_name(s->wrap_source),
+			buf, s->wrap, sv_rate_source_name(s->wrap_source),
 			s->wrap_violations ? ", stated wrap violated" : "");
 		if (s->prp_frames[0] || s->prp_frames[1])
 			fprintf(f, "  PRP: LAN A %" PRIu64 " frames, LAN B %" PRIu64 " frames; copies discarded A %"

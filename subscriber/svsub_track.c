@@ -14,9 +14,9 @@
 #include "sv_clock.h"
 #include "sv_dataset.h"
 #include "sv_mem.h"
+#include "sv_rate.h"
 
-#define SMPCNT_SPACE 65536u
-#define BITMAP_WORDS (SMPCNT_SPACE / 64u)
+#define BITMAP_WORDS (SV_RATE_SPACE / 64u)
 
 struct stream {
 	struct svsub_stream_stats s;
@@ -26,7 +26,7 @@ struct stream {
 	int64_t head_rx_ns;	/* receive time of the head sample */
 	uint32_t head;		/* the most advanced smpCnt accepted */
 	uint32_t span;		/* positions the head has passed since the first sample or a restart, <= W */
-	uint32_t max_seen;	/* highest smpCnt accepted since the first sample or the last restart */
+	struct sv_rate rl;	/* W and the rate (s.wrap, wrap_source, wrap_violations: its copies) */
 	bool started;
 	bool have_prev;		/* confRev/smpSynch seen */
 	bool prp_seen;		/* a sample came with a PRP LAN; until then rx_lan[] is all zero and untouched */
@@ -76,21 +76,6 @@ const char *svsub_dataset_source_name(enum svsub_dataset_source s)
 	return "?";
 }
 
-const char *svsub_wrap_source_name(enum svsub_wrap_source s)
-{
-	switch (s) {
-	case SVSUB_WRAP_DEFAULT:
-		return "default";
-	case SVSUB_WRAP_STATED:
-		return "stated";
-	case SVSUB_WRAP_LEARNED:
-		return "learned";
-	case SVSUB_WRAP_CONFIGURED:
-		return "configured";
-	}
-	return "unknown";
-}
-
 static inline bool bit_get(const uint64_t *b, uint32_t i)
 {
 	return (b[i >> 6] >> (i & 63)) & 1;
@@ -102,6 +87,14 @@ static inline void bit_put(uint64_t *b, uint32_t i, bool on)
 		b[i >> 6] |= 1ull << (i & 63);
 	else
 		b[i >> 6] &= ~(1ull << (i & 63));
+}
+
+/* The learner's W as the stream's readers see it (svsub_stream_stats: wrap, wrap_source, wrap_violations). */
+static void wrap_publish(struct stream *st)
+{
+	st->s.wrap = st->rl.wrap;
+	st->s.wrap_source = st->rl.source;
+	st->s.wrap_violations = st->rl.violations;
 }
 
 /*
@@ -187,8 +180,8 @@ int svsub_track_create(struct svsub_tracker **out, const struct svsub_track_cfg 
 	if (!t->cfg.ahead_ns)
 		t->cfg.ahead_ns = SV_SAMPLE_AHEAD_NS_DEFAULT;
 	/* A wrap of 1 (every smpCnt 0) leaves no position ahead of the head: refused like svsub refuses it. */
-	if (t->cfg.max_streams > (1u << 20) || t->cfg.wrap > SMPCNT_SPACE || t->cfg.wrap == 1 ||
-	    t->cfg.reorder_window > SMPCNT_SPACE || t->cfg.ahead_ns < 0 ||
+	if (t->cfg.max_streams > (1u << 20) || t->cfg.wrap > SV_RATE_SPACE || t->cfg.wrap == 1 ||
+	    t->cfg.reorder_window > SV_RATE_SPACE || t->cfg.ahead_ns < 0 ||
 	    t->cfg.ahead_ns >= SV_NSEC_PER_SEC || t->cfg.max_latency_ns < 0 || t->cfg.clock_tolerance_ns < 0 ||
 	    (t->cfg.ndatasets && !t->cfg.datasets)) {
 		free(t);
@@ -304,8 +297,8 @@ static int stream_lookup(struct svsub_tracker *t, uint16_t appid, const uint8_t 
 			s->svID_len = len;
 			memcpy(s->svID, id, len);
 			s->svID[len] = '\0';
-			s->wrap = t->cfg.wrap ? t->cfg.wrap : SMPCNT_SPACE;
-			s->wrap_source = t->cfg.wrap ? SVSUB_WRAP_CONFIGURED : SVSUB_WRAP_DEFAULT;
+			sv_rate_init(&st->rl, t->cfg.wrap); /* checked by svsub_track_create() */
+			wrap_publish(st);
 			st->errors_base = t->appid_errors[appid];
 			stream_declared_dataset(t, st);
 			sv_stats_init(&s->latency);
@@ -332,14 +325,11 @@ static uint32_t reorder_window(const struct svsub_tracker *t, uint32_t w)
 
 uint32_t svsub_stream_rate(const struct svsub_stream_stats *s)
 {
-	if (s->rate)
-		return s->rate;
-	if (s->wrap_source == SVSUB_WRAP_CONFIGURED || s->wrap_source == SVSUB_WRAP_LEARNED)
-		return s->wrap;
-	return 0;
+	return sv_rate_samples_of(s->rate, s->wrap_source, s->wrap);
 }
 
-/* What the ASDU states about the rate and wrap. */
+/* What the ASDU states about the rate and wrap (sv_rate.h: a stated wrap is adopted once, never after it was
+ * proven wrong, nor when what was received already contradicts it). */
 static void stream_update_rate(struct svsub_tracker *t, struct stream *st, const struct sv_asdu *a)
 {
 	struct svsub_stream_stats *s = &st->s;
@@ -347,21 +337,14 @@ static void stream_update_rate(struct svsub_tracker *t, struct stream *st, const
 
 	s->has_smpRate = has_rate;
 	s->smpRate = has_rate ? a->smpRate : 0;
-	if (!has_rate) {
-		s->rate = 0;
-		return;
-	}
-	s->rate = sv_sample_rate(a->smpRate, a->present & SV_HAS_SMPMOD, a->smpMod, t->cfg.nominal_hz);
-	/* A stated wrap is adopted once, and not again after it was proven wrong (wrap_violations). */
-	if (s->wrap_source == SVSUB_WRAP_DEFAULT && !s->wrap_violations && s->rate >= 1 &&
-	    s->rate <= SMPCNT_SPACE && s->rate != s->wrap) {
-		if (st->started && st->max_seen >= s->rate)
-			return; /* already contradicted by what was received */
-		s->wrap = s->rate;
-		s->wrap_source = SVSUB_WRAP_STATED;
+	if (sv_rate_state(&st->rl, has_rate ? sv_sample_rate(a->smpRate, a->present & SV_HAS_SMPMOD, a->smpMod,
+							     t->cfg.nominal_hz)
+					    : 0)) {
+		wrap_publish(st);
 		if (st->span > s->wrap)
 			st->span = s->wrap;
 	}
+	s->rate = st->rl.stated;
 }
 
 /* Head moves forward by @adv (>= 1) positions to @c: positions passed over are missing in this lap. */
@@ -382,8 +365,7 @@ static void head_advance(struct stream *st, uint32_t c, uint64_t adv)
 	}
 	st->span = (uint32_t)((uint64_t)st->span + adv > w ? w : st->span + adv);
 	st->head = c;
-	if (c > st->max_seen)
-		st->max_seen = c;
+	sv_rate_accept(&st->rl, c);
 }
 
 static void mark_received(struct stream *st, uint32_t c, int lan)
@@ -398,6 +380,18 @@ static void mark_received(struct stream *st, uint32_t c, int lan)
 	}
 }
 
+/* Sample @c, @adv positions ahead of the head: the adv - 1 passed over are lost (until a late arrival takes
+ * one back), the head moves to it. */
+static enum svsub_sample_verdict stream_ahead(struct stream *st, uint32_t c, uint64_t adv, int64_t t_rx_ns, int lan)
+{
+	st->s.c.lost += adv - 1;
+	head_advance(st, c, adv);
+	st->head_rx_ns = t_rx_ns;
+	st->run_len = 0;
+	mark_received(st, c, lan);
+	return adv > 1 ? SVSUB_SAMPLE_AFTER_GAP : SVSUB_SAMPLE_IN_ORDER;
+}
+
 /* A confirmed counter restart ending at @c: take back the run's provisional verdicts, move the head. */
 static void stream_resync(struct stream *st, uint32_t c, int lan)
 {
@@ -409,17 +403,12 @@ static void stream_resync(struct stream *st, uint32_t c, int lan)
 	s->c.lost += st->run_lost_taken;
 	s->resets++;
 
-	if ((s->wrap_source == SVSUB_WRAP_DEFAULT || s->wrap_source == SVSUB_WRAP_LEARNED) &&
-	    start < (st->max_seen + 1) / 4) {
-		/* The counter came back near zero: it wrapped at (highest value seen) + 1. */
-		uint32_t w = st->max_seen + 1;
-
-		if (s->wrap_source == SVSUB_WRAP_DEFAULT || w > s->wrap)
-			s->wrap = w;
-		s->wrap_source = SVSUB_WRAP_LEARNED;
+	if (sv_rate_restart(&st->rl, start, c) & SV_RATE_EV_WRAPPED) {
+		/* The counter came back near zero: a wrap, not a restart (W learned or raised). */
+		wrap_publish(st);
 		/* samples missed across the wrap: after the old head up to W-1, and 0 .. start-1 */
 		s->c.lost += (uint64_t)(s->wrap - 1 - st->head) + start;
-		s->resets--; /* a wrap, not a restart */
+		s->resets--;
 	}
 	memset(st->rx, 0, sizeof(st->rx));
 	if (st->prp_seen)
@@ -432,7 +421,6 @@ static void stream_resync(struct stream *st, uint32_t c, int lan)
 	}
 	st->head = c;
 	st->span = st->run_len;
-	st->max_seen = c;
 	st->run_len = 0;
 }
 
@@ -444,24 +432,16 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 
 	/* The head and every position are < W, from the first sample on (a head beyond a configured W made
 	 * W - 1 - head wrap around in the counts). */
-	if (c >= s->wrap) {
-		if (s->wrap_source == SVSUB_WRAP_STATED || s->wrap_source == SVSUB_WRAP_CONFIGURED) {
-			s->wrap_violations++;
-			if (s->wrap_source == SVSUB_WRAP_STATED) {
-				s->wrap = SMPCNT_SPACE;
-				s->wrap_source = SVSUB_WRAP_DEFAULT;
-			}
-		} else if (st->started) {
-			s->wrap = c + 1; /* learned too small: it missed the top values */
-		}
-		if (c >= s->wrap) /* configured wrap contradicted: judge in the full space */
+	if (sv_rate_check(&st->rl, c)) {
+		wrap_publish(st);
+		if (c >= s->wrap) /* configured wrap contradicted: judge modulo W */
 			c %= s->wrap;
 	}
 	if (!st->started) {
 		st->started = true;
 		s->first_smpCnt = (uint16_t)raw;
 		st->head = c;
-		st->max_seen = c;
+		sv_rate_accept(&st->rl, c);
 		st->span = 0;
 		st->head_rx_ns = t_rx_ns;
 		mark_received(st, c, lan);
@@ -485,24 +465,12 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 		uint64_t laps = expect > d ? (expect - d + w / 2) / w : 0;
 		uint64_t adv = d + laps * w;
 
-		if (adv > 0) {
-			s->c.lost += adv - 1;
-			head_advance(st, c, adv);
-			st->head_rx_ns = t_rx_ns;
-			st->run_len = 0;
-			mark_received(st, c, lan);
-			return adv > 1 ? SVSUB_SAMPLE_AFTER_GAP : SVSUB_SAMPLE_IN_ORDER;
-		}
+		if (adv > 0)
+			return stream_ahead(st, c, adv, t_rx_ns, lan);
 	}
 
-	if (d >= 1 && d < w - r) {
-		s->c.lost += d - 1;
-		head_advance(st, c, d);
-		st->head_rx_ns = t_rx_ns;
-		st->run_len = 0;
-		mark_received(st, c, lan);
-		return d > 1 ? SVSUB_SAMPLE_AFTER_GAP : SVSUB_SAMPLE_IN_ORDER;
-	}
+	if (d >= 1 && d < w - r)
+		return stream_ahead(st, c, d, t_rx_ns, lan);
 
 	/* Behind the head by b in [0, R]: late, duplicate, redundant copy, or part of a restart. */
 	uint32_t b = d ? w - d : 0;

@@ -10,15 +10,12 @@
  * open-addressing table allocated by svsub_track_create(); nothing is allocated per frame. When the
  * table is full, samples of new streams are counted in streams_overflow and otherwise ignored.
  *
- * The wrap W of smpCnt (IEC 61850-9-2 §8.5.2: smpCnt counts samples within the second when synchronised),
- * in order of precedence:
- *   1. configured (cfg.wrap != 0): "configured";
- *   2. stated by the stream: sample rate from smpRate/smpMod (sv_sample_rate(), smpMod absent = per
- *      nominal period, cfg.nominal_hz) when 1 <= rate <= 65536: "stated";
- *   3. learned: the stream restarted its counter at a low value (a confirmed counter restart, below)
- *      after reaching a maximum M: W = M + 1 ("learned"). Until then W = 65536 ("default").
- *   A smpCnt >= a stated W proves the statement wrong (libiec61850 wraps at 65535 whatever it states):
- *   it is counted in wrap_violations and the stream falls back to learning.
+ * The wrap W of smpCnt and the stream's rate come from libsv's learner (sv_rate.h, its rules), in order of
+ * precedence: configured (cfg.wrap != 0), stated by the stream (smpRate/smpMod, smpMod absent = per nominal
+ * period, cfg.nominal_hz), learned at a confirmed counter restart (below) that came back near zero after
+ * reaching a maximum M: W = M + 1; until then W = 65536 ("default"). A smpCnt >= a stated W proves the
+ * statement wrong (libiec61850 wraps at 65535 whatever it states): counted in wrap_violations, and the
+ * stream falls back to learning; one >= a learned W raises it.
  *
  * Continuity, per sample, with h the head (the most advanced smpCnt accepted so far) and
  * d = (smpCnt - h) mod W:
@@ -88,6 +85,7 @@
 
 #include "sv_codec.h"
 #include "sv_dataset.h"
+#include "sv_rate.h"
 #include "sv_stats.h"
 
 #define SVSUB_TRACK_MAX_STREAMS_DEFAULT 256
@@ -152,15 +150,13 @@ struct svsub_track_mem {
 struct svsub_tracker;
 void svsub_track_memory(const struct svsub_tracker *t, struct svsub_track_mem *m);
 
+/* Where a stream's W comes from: sv_rate.h's sources (named by sv_rate_source_name()). */
 enum svsub_wrap_source {
-	SVSUB_WRAP_DEFAULT = 0, /* 65536 until learned */
-	SVSUB_WRAP_STATED,
-	SVSUB_WRAP_LEARNED,
-	SVSUB_WRAP_CONFIGURED,
+	SVSUB_WRAP_DEFAULT = SV_RATE_DEFAULT, /* 65536 until learned */
+	SVSUB_WRAP_STATED = SV_RATE_STATED,
+	SVSUB_WRAP_LEARNED = SV_RATE_LEARNED,
+	SVSUB_WRAP_CONFIGURED = SV_RATE_CONFIGURED,
 };
-
-/* "default", "stated", "learned", "configured". */
-const char *svsub_wrap_source_name(enum svsub_wrap_source s);
 
 /* What happened to one sample (ASDU). */
 enum svsub_sample_verdict {
@@ -195,7 +191,7 @@ struct svsub_stream_stats {
 	char svID[SV_MAX_ID_LEN + 1]; /* NUL-terminated copy */
 	struct sv_counters c;	      /* frames, samples, lost, duplicate, reordered (= out_of_order), errors */
 	uint64_t resets;	      /* confirmed counter restarts */
-	uint64_t wrap_violations;     /* smpCnt >= a stated wrap */
+	uint64_t wrap_violations;     /* smpCnt >= a stated or configured wrap */
 	uint64_t confrev_changes;
 	uint64_t smpsynch_changes;
 	uint64_t simulated;	      /* frames with Reserved1 S bit (IEC 61850-9-2 Ed 2 §5.3.3.4) */
