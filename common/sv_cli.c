@@ -243,6 +243,9 @@ int sv_cli_uint(const struct sv_cfg_key *row, const char *arg, uint64_t *v, stru
 
 /* ---- --help ---- */
 
+/* A space that wrap() does not break at: the values and default stay together. */
+#define NBSP '\x01'
+
 /* Writes @text from column @col (the cursor is there), wrapped at HELP_WIDTH; explicit newlines kept. */
 static void wrap(FILE *f, const char *text, int col)
 {
@@ -258,7 +261,8 @@ static void wrap(FILE *f, const char *text, int col)
 			fputc(' ', f);
 			at++;
 		}
-		fwrite(text, 1, word, f);
+		for (size_t i = 0; i < word; i++)
+			fputc(text[i] == NBSP ? ' ' : text[i], f);
 		at += (int)word;
 		text += word;
 		if (*text == '\n') {
@@ -275,7 +279,7 @@ static void help_row(const struct sv_cli_prog *p, const void *obj, const struct 
 {
 	const struct sv_cfg_key *key = target_key(p, row);
 	const char *help = row->help ? row->help : key ? key->help : "";
-	char head[96], values[96] = "", text[1536], defv[128];
+	char head[96], values[96] = "", text[1536], defv[128], suffix[256] = "";
 	int n;
 
 	if (!has_opt(row)) { /* a heading */
@@ -300,11 +304,14 @@ static void help_row(const struct sv_cli_prog *p, const void *obj, const struct 
 
 		sv_config_format_values(v, values, sizeof(values));
 		if (def && values[0])
-			snprintf(text, sizeof(text), "%s (%s, default %s)", help, values, def);
+			snprintf(suffix, sizeof(suffix), "(%s, default %s)", values, def);
 		else if (def || values[0])
-			snprintf(text, sizeof(text), "%s (%s%s)", help, def ? "default " : "", def ? def : values);
-		else
-			snprintf(text, sizeof(text), "%s", help);
+			snprintf(suffix, sizeof(suffix), "(%s%s)", def ? "default " : "", def ? def : values);
+		for (char *c = suffix; *c; c++)
+			if (*c == ' ')
+				*c = NBSP;
+		/* first: on the option's line, whatever the help's length (scripts and people look there) */
+		snprintf(text, sizeof(text), "%s%s%s", suffix, suffix[0] ? " " : "", help);
 	} else {
 		snprintf(text, sizeof(text), "%s", help);
 	}

@@ -121,8 +121,8 @@ int sv_cli_parse(const struct sv_cli_prog *p, int argc, char **argv, void *obj, 
 /* The exit status for sv_cli_parse()'s result: SV_CLI_DONE 0, -EINVAL SV_EXIT_USAGE, else SV_EXIT_RUNTIME. */
 int sv_cli_exit(int rc);
 
-/* Writes --help: the synopsis, about, one line per option (wrapped at 108 columns: the row's help, the
- * values its key takes and its default, read from @obj), headings, epilog. */
+/* Writes --help: the synopsis, about, one line per option (wrapped at 108 columns: the values its key takes
+ * and its default, read from @obj, then the row's help), headings, epilog. */
 void sv_cli_help(const struct sv_cli_prog *p, const void *obj, FILE *f);
 
 /* Writes --features: {"tool": NAME, "version": V, "options": [long names], "features": [...]} and a newline. */

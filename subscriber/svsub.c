@@ -217,7 +217,7 @@ static int opts_from_config(struct opts *o, const struct sub_cli *sc, bool print
 		return -EINVAL;
 	}
 	if (o->read && sc->live_only) {
-		fprintf(stderr, PROG ": --%s: --backend and --duration apply to --interface only\n", sc->live_only);
+		fprintf(stderr, PROG ": --%s applies to --interface only (live)\n", sc->live_only);
 		return -EINVAL;
 	}
 #ifndef SVSUB_HAVE_RX

@@ -284,15 +284,15 @@ static void test_help_features_version(void **state)
 	assert_int_equal(r.rc, SV_CLI_DONE);
 	assert_int_equal(sv_cli_exit(r.rc), SV_EXIT_OK);
 	assert_non_null(strstr(r.out, "Usage: prog [OPTIONS]\n       prog --other\nDoes things.\n\nThings:\n"));
-	assert_non_null(strstr(r.out, "\n  -n, --name NAME          a name (default none)\n"));
-	assert_non_null(strstr(r.out, "\n  -w, --wrap N             wraps; 0 = learned (0 or 2..100, default 0)\n"));
-	assert_non_null(strstr(r.out, "\n      --ring N             ring size (4..1024, a power of two, default 8)\n"));
-	assert_non_null(strstr(r.out, "  -m, --mode M             mode (fast|slow, default slow)\n"));
+	assert_non_null(strstr(r.out, "\n  -n, --name NAME          (default none) a name\n"));
+	assert_non_null(strstr(r.out, "\n  -w, --wrap N             (0 or 2..100, default 0) wraps; 0 = learned\n"));
+	assert_non_null(strstr(r.out, "\n      --ring N             (4..1024, a power of two, default 8) ring size\n"));
+	assert_non_null(strstr(r.out, "  -m, --mode M             (fast|slow, default slow) mode\n"));
 	assert_non_null(strstr(r.out, "  -q, --quiet              no status lines\n"));
 	assert_non_null(strstr(r.out, "      --file FILE          a file\n"));
-	assert_non_null(strstr(r.out, "  -t, --tag T              a tag, repeated (1..9)\n"));
+	assert_non_null(strstr(r.out, "  -t, --tag T              (1..9) a tag, repeated\n"));
 	assert_non_null(strstr(r.out, "\nEXAMPLES\n  prog -n x\n"));
-	assert_null(strstr(r.out, "status lines (")); /* a key without an option is not an option */
+	assert_null(strstr(r.out, ") status lines")); /* a key without an option is not an option */
 
 	run_line(&r, false, "--features");
 	assert_int_equal(r.rc, SV_CLI_DONE);
