@@ -359,12 +359,6 @@ struct tracer {
 
 static volatile sig_atomic_t stop_flag;
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 static bool libbpf_verbose, libbpf_quiet;
 
 /* libbpf's messages: debug with -v; warnings, except while optional probes are tried (their failure is
@@ -2144,18 +2138,6 @@ static void stop_tracing(struct tracer *t)
 	hlog_drain(t);
 }
 
-/* SIGINT/SIGTERM stop the run cleanly from the start: a signal during set-up (the BPF load takes about a
- * second) ends it with a message and a well-ended record; no SA_RESTART, so a wait returns at once. */
-static void signals_install(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGXFSZ, SIG_IGN); /* a file size limit is a full disk: EFBIG, counted (sv_record.h) */
-}
-
 /* A signal came during set-up: say so (the caller ends cleanly, exit 0). */
 static bool setup_stopped(const char *when)
 {
@@ -2174,7 +2156,9 @@ int main(int argc, char **argv)
 	int64_t now, t_end;
 	int err, ret = SV_EXIT_RUNTIME;
 
-	signals_install();
+	/* SIGINT/SIGTERM stop the run cleanly from the start: a signal during set-up (the BPF load takes about a
+	 * second) ends it with a message and a well-ended record */
+	sv_ready_signals(&stop_flag);
 	err = parse_opts(argc, argv, &cfg, &t.o);
 	if (err)
 		return sv_cli_exit(err);

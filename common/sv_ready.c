@@ -15,6 +15,25 @@
 
 static char ready_path[4096];
 static bool ready_written, stopping, at_exit_set;
+static volatile sig_atomic_t *stop_flag;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	*stop_flag = 1;
+}
+
+int sv_ready_signals(volatile sig_atomic_t *stop)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	stop_flag = stop;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return -errno;
+	signal(SIGXFSZ, SIG_IGN);
+	return 0;
+}
 
 int sv_notify(const char *msg)
 {

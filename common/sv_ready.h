@@ -18,6 +18,13 @@
 #ifndef SV_READY_H
 #define SV_READY_H
 
+#include <signal.h>
+
+/* How every long-running tool stops: SIGINT and SIGTERM set *@stop (no SA_RESTART: a wait in progress
+ * returns EINTR and the loop sees it; the tool then flushes and says its final statistics); SIGXFSZ is
+ * ignored (a file size limit is a full disk: EFBIG, counted, sv_record.h). 0 or -errno. */
+int sv_ready_signals(volatile sig_atomic_t *stop);
+
 /* Remembers @ready_file (NULL: none; the string must outlive the run) and arranges its removal at exit.
  * 0, or -ENAMETOOLONG. */
 int sv_ready_init(const char *ready_file);

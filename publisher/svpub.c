@@ -26,12 +26,6 @@
 
 static volatile sig_atomic_t stop;
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 /* What the rows of svpub_config_table cannot say. */
 static const char about[] =
 	"Publishes IEC 61850-9-2 Sampled Values streams paced to the clock, and records when every frame left.\n"
@@ -188,7 +182,6 @@ int main(int argc, char **argv)
 	};
 	struct sv_cfg_error cerr;
 	struct sv_cli cli;
-	struct sigaction sa;
 	struct svpub *pub;
 	char status[SVPUB_PATH_LEN + 64];
 	int err, rc = SV_EXIT_OK;
@@ -226,12 +219,8 @@ int main(int argc, char **argv)
 		return SV_EXIT_USAGE;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal; /* no SA_RESTART: clock_nanosleep returns EINTR and the loop sees stop */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	sv_ready_signals(&stop); /* clock_nanosleep returns EINTR and the loop sees stop */
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN); /* a file size limit is a full disk: EFBIG, counted (sv_record.h) */
 
 	if (setup_process(&cfg))
 		return SV_EXIT_RUNTIME;

@@ -38,12 +38,6 @@
 
 static volatile sig_atomic_t stop_requested;
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 /* What main() runs from: the effective configuration (file_cfg) as the pipeline takes it. */
 struct opts {
 	const char *read;
@@ -374,16 +368,6 @@ static int setup_scl(struct opts *o)
 	return 0;
 }
 
-static void install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGXFSZ, SIG_IGN); /* a file size limit is a full disk: EFBIG, counted (sv_record.h) */
-}
-
 /* Why the read of --read FILE did not reach the end of the file (NULL: it did): the summary is then partial
  * and says so. */
 static const char *read_stopped;
@@ -565,7 +549,7 @@ int main(int argc, char **argv)
 		return SV_EXIT_USAGE;
 	}
 	sv_log_set(sv_log_stderr, (void *)PROG, sc.verbose ? SV_LOG_DEBUG : SV_LOG_WARN);
-	install_signals();
+	sv_ready_signals(&stop_requested);
 	if (file_cfg.scl[0] && setup_scl(&o))
 		return SV_EXIT_USAGE;
 

@@ -16,26 +16,8 @@ set -u
 BACKEND=${1:-af_packet}
 NAME="record_full_disk_$BACKEND"
 HERE=$(cd "$(dirname "$0")" && pwd)
-SVKIT_BUILD=${SVKIT_BUILD:-$HERE/../../build}
-# shellcheck source=../net/svtrace_lib.sh
-. "$HERE/../net/svtrace_lib.sh"
-T=$(mktemp -d /tmp/recfull.XXXXXX)
-MNTS=""
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill -KILL "$p" 2>/dev/null; done
-	lab_cleanup
-	for m in $MNTS; do umount "$m" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-skip() { echo "SKIP $NAME: $*"; exit 77; }
-fail() {
-	echo "FAIL $NAME: $*"
-	for f in pub sub trace; do [ -s "$T/$f.err" ] && sed "s/^/  $f: /" "$T/$f.err" | tail -12; done
-	exit 1
-}
+# shellcheck source=fault_lab.sh
+. "$HERE/fault_lab.sh" recfull
 pass() { echo "PASS $NAME: $*"; }
 
 [ "$(id -u)" = 0 ] || skip "needs root (tmpfs mounts, network namespaces, BPF)"

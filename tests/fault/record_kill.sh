@@ -9,24 +9,8 @@
 set -u
 NAME=record_kill
 HERE=$(cd "$(dirname "$0")" && pwd)
-SVKIT_BUILD=${SVKIT_BUILD:-$HERE/../../build}
-# shellcheck source=../net/svtrace_lib.sh
-. "$HERE/../net/svtrace_lib.sh"
-T=$(mktemp -d /tmp/reckill.XXXXXX)
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill -KILL "$p" 2>/dev/null; done
-	lab_cleanup
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-skip() { echo "SKIP $NAME: $*"; exit 77; }
-fail() {
-	echo "FAIL $NAME: $*"
-	for f in pub sub trace; do [ -s "$T/$f.err" ] && sed "s/^/  $f: /" "$T/$f.err" | tail -8; done
-	exit 1
-}
+# shellcheck source=fault_lab.sh
+. "$HERE/fault_lab.sh" reckill
 
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, BPF)"
 SVPUB=$(svpub_bin) || skip "svpub not built"

@@ -543,6 +543,15 @@ static const struct range_case {
 	{ "trip_samples", "0", true },	   { "max_streams", "0", false },    { "nominal_hz", "1001", false },
 };
 
+/* Makes @path (a mkstemp template) an empty temporary file's name. */
+static void temp_file(char *path)
+{
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+}
+
 /* Writes @text to @path and loads it as svsub does (defaults, the file, svsub_config_check). */
 static int load_text(const char *path, const char *text, struct svsub_file_config *c, struct sv_cfg_error *err)
 {
@@ -562,12 +571,9 @@ static void test_config_ranges_one_source(void **state)
 	char path[] = "/tmp/test_app_cfg_XXXXXX", range[64];
 	struct svsub_file_config c;
 	struct sv_cfg_error err;
-	int fd;
 
 	(void)state;
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
+	temp_file(path);
 	for (size_t i = 0; i < sizeof(range_cases) / sizeof(range_cases[0]); i++) {
 		const struct range_case *tc = &range_cases[i];
 		char text[128];
@@ -642,12 +648,9 @@ static void test_config_datasets(void **state)
 	static struct svsub_dataset_rule rules[SVSUB_CFG_MAX_DATASETS];
 	char path[] = "/tmp/test_app_ds_XXXXXX", key[64], msg[256];
 	struct sv_cfg_error err;
-	int fd;
 
 	(void)state;
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
+	temp_file(path);
 	for (size_t i = 0; i < sizeof(dsc_cases) / sizeof(dsc_cases[0]); i++) {
 		const struct dsc_case *tc = &dsc_cases[i];
 		unsigned n = 99;
