@@ -66,6 +66,46 @@ void svr_html_verdict(struct svr_out *o)
 	fputs("</p>\n", o->f);
 }
 
+void svr_html_warnings(struct svr_out *o)
+{
+	if (!svr_nwarnings(o->r))
+		return;
+	fputs("<h2>Warnings</h2><ul>", o->f);
+	for (unsigned i = 0; i < svr_nwarnings(o->r); i++) {
+		fputs("<li class=\"bad\">", o->f);
+		svr_html_esc(o->f, svr_warning(o->r, i));
+		fputs("</li>", o->f);
+	}
+	fputs("</ul>\n", o->f);
+}
+
+void svr_html_silent(struct svr_out *o)
+{
+	uint64_t lost;
+
+	for (unsigned g = 0; g < svr_nguests(o->r); g++) {
+		if (!svr_guest_silent(o->r, g, &lost))
+			continue;
+		fputs("<p class=\"bad\">Guest ", o->f);
+		svr_html_esc(o->f, svr_guest_name(o->r, g));
+		fprintf(o->f, " received no frame: %" PRIu64 " lost toward it (link down?)</p>\n", lost);
+	}
+}
+
+void svr_html_missing_points(struct svr_out *o)
+{
+	const char *sep = "<p>No records for ";
+
+	for (unsigned p = 0; p < SVR_NPOINTS; p++) {
+		if (svr_point_anywhere(o->r, p))
+			continue;
+		fprintf(o->f, "%s%s", sep, sv_point_name(p));
+		sep = ", ";
+	}
+	if (strcmp(sep, ", ") == 0)
+		fputs(": hops through them are not measured.</p>\n", o->f);
+}
+
 void svr_html_setup(struct svr_out *o)
 {
 	if (!svr_setup(o->r, 0))

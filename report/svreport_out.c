@@ -16,13 +16,13 @@
 
 const struct svr_section svr_sections[SVR_SEC__COUNT] = {
 	[SVR_SEC_VERDICT] = {"verdict", {[T] = svr_text_verdict, [J] = svr_json_verdict, [H] = svr_html_verdict}},
+	[SVR_SEC_SETUP] = {"setup", {[T] = svr_text_setup, [J] = svr_json_setup, [H] = svr_html_setup}},
 	[SVR_SEC_CLOCK] = {"clock", {[T] = svr_text_clock, [J] = svr_json_clock, [H] = svr_html_clock}},
 	[SVR_SEC_FILES] = {"files", {[T] = svr_text_files, [J] = svr_json_files, [H] = svr_html_files}},
-	/* the HTML shows neither warnings nor silent guests: it has had none */
-	[SVR_SEC_WARNINGS] = {"warnings", {[T] = svr_text_warnings, [J] = svr_json_warnings}},
-	[SVR_SEC_SILENT] = {"silent guests", {[T] = svr_text_silent, [J] = svr_json_silent}},
-	[SVR_SEC_MISSING_POINTS] = {"missing points", {[T] = svr_text_missing_points, [J] = svr_json_missing_points}},
-	[SVR_SEC_SETUP] = {"setup", {[T] = svr_text_setup, [J] = svr_json_setup, [H] = svr_html_setup}},
+	[SVR_SEC_WARNINGS] = {"warnings", {[T] = svr_text_warnings, [J] = svr_json_warnings, [H] = svr_html_warnings}},
+	[SVR_SEC_SILENT] = {"silent guests", {[T] = svr_text_silent, [J] = svr_json_silent, [H] = svr_html_silent}},
+	[SVR_SEC_MISSING_POINTS] = {"missing points", {[T] = svr_text_missing_points, [J] = svr_json_missing_points,
+						       [H] = svr_html_missing_points}},
 	/* the HTML puts a guest's label beside it in the guests side by side */
 	[SVR_SEC_LABELS] = {"guest labels", {[T] = svr_text_labels, [J] = svr_json_labels}},
 	[SVR_SEC_STREAMS] = {"streams", {[J] = svr_json_streams}},
@@ -31,6 +31,8 @@ const struct svr_section svr_sections[SVR_SEC__COUNT] = {
 	/* the JSON has every hop of every guest in "hops" */
 	[SVR_SEC_COMPARE] = {"guests side by side", {[T] = svr_text_compare, [H] = svr_html_compare}},
 	[SVR_SEC_HOPS] = {"hops", {[T] = svr_text_hops, [J] = svr_json_hops, [H] = svr_html_hops}},
+	/* the HTML's is the frames not recorded, per point */
+	[SVR_SEC_TOTALS] = {"totals", {[T] = svr_text_totals, [J] = svr_json_totals, [H] = svr_html_totals}},
 	/* the HTML plots the points' pacing */
 	[SVR_SEC_POINTS] = {"points", {[T] = svr_text_points, [J] = svr_json_points, [H] = svr_html_points}},
 	[SVR_SEC_HISTOGRAMS] = {"latency histograms", {[H] = svr_html_histograms}},
@@ -41,39 +43,13 @@ const struct svr_section svr_sections[SVR_SEC__COUNT] = {
 					       [H] = svr_html_cyclictest}},
 	[SVR_SEC_LATE] = {"why late", {[T] = svr_text_late, [J] = svr_json_late, [H] = svr_html_late}},
 	[SVR_SEC_DROPS] = {"drops", {[T] = svr_text_drops, [J] = svr_json_drops, [H] = svr_html_drops}},
-	/* the HTML's is the frames not recorded, per point */
-	[SVR_SEC_TOTALS] = {"totals", {[T] = svr_text_totals, [J] = svr_json_totals, [H] = svr_html_totals}},
 	[SVR_SEC_DISTURBANCE] = {"disturbance record", {[H] = svr_html_disturbance}},
-};
-
-static const uint8_t text_order[] = {
-	SVR_SEC_FILES, SVR_SEC_CLOCK, SVR_SEC_WARNINGS, SVR_SEC_SILENT, SVR_SEC_MISSING_POINTS, SVR_SEC_SETUP,
-	SVR_SEC_LABELS, SVR_SEC_HOPS, SVR_SEC_COMPARE, SVR_SEC_POINTS, SVR_SEC_BUDGETS, SVR_SEC_LATE, SVR_SEC_DROPS,
-	SVR_SEC_CYCLICTEST, SVR_SEC_TOTALS, SVR_SEC_VERDICT,
-};
-static const uint8_t json_order[] = {
-	SVR_SEC_VERDICT, SVR_SEC_CLOCK, SVR_SEC_WARNINGS, SVR_SEC_SILENT, SVR_SEC_BUDGETS, SVR_SEC_FILES,
-	SVR_SEC_STREAMS, SVR_SEC_GUESTS, SVR_SEC_SETUP, SVR_SEC_LABELS, SVR_SEC_MISSING_POINTS, SVR_SEC_HOPS, SVR_SEC_POINTS,
-	SVR_SEC_LATE, SVR_SEC_DROPS, SVR_SEC_CYCLICTEST, SVR_SEC_TOTALS,
-};
-static const uint8_t html_order[] = {
-	SVR_SEC_VERDICT, SVR_SEC_SETUP, SVR_SEC_CLOCK, SVR_SEC_FILES, SVR_SEC_BUDGETS, SVR_SEC_COMPARE, SVR_SEC_HOPS,
-	SVR_SEC_TOTALS, SVR_SEC_HISTOGRAMS, SVR_SEC_OVER_TIME, SVR_SEC_CDF, SVR_SEC_POINTS, SVR_SEC_LOSS,
-	SVR_SEC_CYCLICTEST, SVR_SEC_LATE, SVR_SEC_DROPS, SVR_SEC_DISTURBANCE,
-};
-
-const struct svr_format_order svr_format_order[SVR_FMT__COUNT] = {
-	[T] = {text_order, sizeof(text_order)},
-	[J] = {json_order, sizeof(json_order)},
-	[H] = {html_order, sizeof(html_order)},
 };
 
 static void walk(struct svr_out *o, enum svr_format fmt)
 {
-	const struct svr_format_order *ord = &svr_format_order[fmt];
-
-	for (unsigned i = 0; i < ord->n; i++) {
-		svr_emit_fn *fn = svr_sections[ord->sec[i]].emit[fmt];
+	for (unsigned i = 0; i < SVR_SEC__COUNT; i++) {
+		svr_emit_fn *fn = svr_sections[i].emit[fmt];
 
 		if (fn)
 			fn(o);

@@ -12,10 +12,9 @@
  * share is the data: the rows a section shows come from the same queries (svreport.h, and the walks
  * below).
  *
- * Each format lists the sections in its own order (svr_format_order[]): the three orders were set long
- * before this table, and the outputs are kept as they were (the text ends with its verdict, the JSON and
- * the HTML begin with it). A section added to the table without a place in a format that has an emitter
- * for it, or placed where it has none, fails tests/unit/test_report_sections.c.
+ * The table's order is the report's: every format writes its sections in that one order (the verdict first,
+ * then how the run was set up and whether the clocks allow a judgement, the inputs, the results, the
+ * detail), each with the emitters it has.
  */
 #ifndef SVREPORT_OUT_H
 #define SVREPORT_OUT_H
@@ -43,20 +42,21 @@ struct svr_out {
 
 typedef void svr_emit_fn(struct svr_out *o);
 
-enum svr_section_id {
+enum svr_section_id {	/* in the report's order */
 	SVR_SEC_VERDICT,	/* the verdict and why */
+	SVR_SEC_SETUP,		/* how the run was set up (--setup: the lab's switch and datapath) */
 	SVR_SEC_CLOCK,		/* the clock check: reasons and notes */
 	SVR_SEC_FILES,		/* the input files: tool, host, records, damage, what their writer could not write */
 	SVR_SEC_WARNINGS,	/* about the set of files */
 	SVR_SEC_SILENT,		/* guests that received nothing while frames were lost toward them */
 	SVR_SEC_MISSING_POINTS,	/* points no file recorded */
-	SVR_SEC_SETUP,		/* how the run was set up (--setup: the lab's switch and datapath) */
 	SVR_SEC_LABELS,		/* what each guest stands for */
 	SVR_SEC_STREAMS,	/* svID, APPID, rate, ASDUs */
 	SVR_SEC_GUESTS,		/* the guests' names */
 	SVR_SEC_BUDGETS,	/* each budget against each guest */
 	SVR_SEC_COMPARE,	/* the same hops of every guest, side by side */
 	SVR_SEC_HOPS,		/* per hop, guest and stream: count, lost, missing, latency */
+	SVR_SEC_TOTALS,		/* what was not joined, not recorded, or keyed late */
 	SVR_SEC_POINTS,		/* per point: frames, duplicates, reordered, dropped, missing, pacing */
 	SVR_SEC_HISTOGRAMS,	/* latency histogram per hop */
 	SVR_SEC_OVER_TIME,	/* latency per time bin */
@@ -65,7 +65,6 @@ enum svr_section_id {
 	SVR_SEC_CYCLICTEST,	/* the host's real-time baseline */
 	SVR_SEC_LATE,		/* why late: the worst waits, and per holder */
 	SVR_SEC_DROPS,		/* drops by point, guest and reason */
-	SVR_SEC_TOTALS,		/* what was not joined, not recorded, or keyed late */
 	SVR_SEC_DISTURBANCE,	/* a COMTRADE disturbance record */
 	SVR_SEC__COUNT,
 };
@@ -77,11 +76,6 @@ struct svr_section {
 
 extern const struct svr_section svr_sections[SVR_SEC__COUNT];
 
-struct svr_format_order {
-	const uint8_t *sec;			/* enum svr_section_id, in the order written */
-	unsigned n;
-};
-extern const struct svr_format_order svr_format_order[SVR_FMT__COUNT];
 
 /* ---- walks the sections share (svreport_out.c) ---- */
 
@@ -113,7 +107,8 @@ svr_emit_fn svr_text_verdict, svr_text_clock, svr_text_files, svr_text_warnings,
 svr_emit_fn svr_json_verdict, svr_json_clock, svr_json_files, svr_json_warnings, svr_json_silent,
 	svr_json_missing_points, svr_json_setup, svr_json_labels, svr_json_streams, svr_json_guests, svr_json_budgets, svr_json_hops,
 	svr_json_points, svr_json_cyclictest, svr_json_late, svr_json_drops, svr_json_totals;
-svr_emit_fn svr_html_verdict, svr_html_setup, svr_html_clock, svr_html_files, svr_html_budgets, svr_html_compare, svr_html_hops,
+svr_emit_fn svr_html_verdict, svr_html_setup, svr_html_clock, svr_html_warnings, svr_html_silent,
+	svr_html_missing_points, svr_html_files, svr_html_budgets, svr_html_compare, svr_html_hops,
 	svr_html_points, svr_html_histograms, svr_html_over_time, svr_html_cdf, svr_html_loss, svr_html_cyclictest,
 	svr_html_late, svr_html_drops, svr_html_totals, svr_html_disturbance;
 

@@ -3,6 +3,8 @@
 #ifndef SVRX_PRIVATE_H
 #define SVRX_PRIVATE_H
 
+#include <linux/filter.h>
+
 #include <net/if.h>
 #include <poll.h>
 
@@ -45,6 +47,10 @@ extern const struct svrx_ops svrx_afpacket_ops;
 int svrx_join_multicast(struct svrx *rx, int fd);
 /* Logs a socket/bpf failure with the capability that is likely missing. Returns @err. */
 int svrx_log_perm(int err, const char *what, const char *caps);
+/* The AF_PACKET back-end's socket filter (classic BPF) into @f (@cap instructions): SV frames by sv_wire.h's
+ * tag rule, with @na APPIDs (0: any) in its allow-list. The number of instructions, -ENOSPC (@cap too small)
+ * or -E2BIG (an allow-list past a conditional jump's reach: keep @na <= 200). */
+int svrx_afp_filter(const uint16_t *appids, unsigned na, struct sock_filter *f, unsigned cap);
 /* Sets the per-frame VLAN fields from a TCI. */
 static inline void svrx_frame_set_tci(struct svrx_frame *f, uint16_t tci)
 {

@@ -15,6 +15,8 @@
 #             sample, only LAN A counts an outage
 #   downstart b0 down when svsub starts: "b0 is down ..., waiting", then up: every frame received, exit 0
 #   gone      b0 deleted while svsub runs: it stops at once saying so, exit 1
+#   appid     4 streams (APPIDs 0x4000..0x4003), svsub --appid 0x4001 --appid 0x4003: exactly those two
+#             received whole, the others refused in the kernel (sv_xdp's allow-list, the socket filter)
 #   cli       svsub's command line and configuration: --duration 0 (and the file's duration: 0) run until
 #             SIGINT; stdout stays JSON lines when --json meets --jsonl or --app (the summary one line
 #             among them); ranges (wrap 1, --umem-frames 64) refused naming the option and
@@ -148,6 +150,7 @@ af_xdp_skb) SUBARGS=(-i b0 --backend af_xdp --xdp-mode skb --json) ;;   # generi
 *) SUBARGS=(-i b0 --backend "$BACKEND" --json) ;;
 esac
 case "$MODE" in prp | prp_flap) SUBARGS+=(--interface-b b1) ;; esac
+[ "$MODE" = appid ] && SUBARGS+=(--appid 0x4001 --appid 0x4003)
 # flap, downstart: svsub stops by itself at its --duration, whatever the link did meanwhile
 SUBDUR=6
 case "$MODE" in flap | prp_flap | downstart) SUBARGS+=(--duration "$SUBDUR") ;; esac
@@ -172,6 +175,7 @@ case "$MODE" in
 live) BARGS=(-i a0 --streams 8 --rate 4000 --duration "$SECS") ;;
 prp | prp_flap) BARGS=(-i a0 -I a1 --prp --streams 1 --rate 4000 --duration 3) ;;
 malformed) BARGS=(-i a0 --streams 4 --rate 4000 --duration 3 --vlan 5 --malformed 20) ;;
+appid) BARGS=(-i a0 --streams 4 --rate 4000 --duration 3 --appid-base 0x4000) ;;
 flap | downstart) BARGS=(-i a0 --streams 1 --rate 4000 --duration 3) ;;
 gone)
 	sleep 0.5
@@ -243,6 +247,10 @@ def need(c, msg):
 streams = d["streams"]
 n_streams = tx["streams"]
 per = tx["samples_per_stream"]
+if mode == "appid":  # only the allowed APPIDs, in the kernel
+    n_streams = 2
+    need(sorted(s["appid"] for s in streams) == [0x4001, 0x4003], f'APPIDs {[s["appid"] for s in streams]}')
+    need(d["sv_frames"] == 2 * per, f'sv_frames {d["sv_frames"]}, want {2 * per}: the filter let others through')
 need(len(streams) == n_streams, f"{len(streams)} streams, want {n_streams}")
 for s in streams:
     if mode == "flap":  # the outage: what the sender sent while b0 was down is lost, the rest received
@@ -267,6 +275,8 @@ if backend == "af_xdp":
 need(sum(r["kernel_drops"] for r in rx) == 0, "kernel drops")
 r2a = d["source"]["rx_to_app_ns"]
 need(r2a is not None and r2a["min"] > 0, f"rx_to_app_ns {r2a}")
+if mode == "appid" and backend == "af_xdp":
+    need(rx[0]["xdp"]["not_allowed"] == 2 * per, f'xdp not_allowed {rx[0]["xdp"]["not_allowed"]}, want {2 * per}')
 if mode == "live":
     need(d["sv_frames"] == tx["frames_sent"], f'sv_frames {d["sv_frames"]} != sent {tx["frames_sent"]}')
     need(d["malformed_frames"] == 0, "malformed frames")

@@ -31,6 +31,13 @@
 #include "sv_codec.h"
 #include "sv_parse.h"
 #include "sv_pcap.h"
+#ifdef WIRE_AFP
+#include "svrx_private.h"
+/* libpcap's classic BPF interpreter (pcap/bpf.h, whose struct bpf_insn is sock_filter's layout, would clash
+ * with linux/bpf.h's in the WIRE_BPF build) */
+unsigned int bpf_filter(const struct sock_filter *pc, const unsigned char *p, unsigned int wirelen,
+			unsigned int buflen);
+#endif
 
 #ifdef WIRE_BPF
 #include <linux/bpf.h>
@@ -390,6 +397,41 @@ static void check_bpf(const char *name, const uint8_t *b, uint32_t len, const st
 }
 #endif
 
+/* ---- svsub's AF_PACKET socket filter (classic BPF, run by libpcap's interpreter), with svsub_rx ---- */
+#ifdef WIRE_AFP
+
+/* The filter takes what the walk calls SV (a frame cut inside the SV header too, for the decoder to name);
+ * with an allow-list, only a whole header whose APPID is in it. */
+static void check_afp(const char *name, const uint8_t *b, uint32_t len, const struct sv_parse *l2)
+{
+	struct sock_filter f[64];
+	uint16_t appid[1];
+	int n;
+
+	n = svrx_afp_filter(NULL, 0, f, 64);
+	CHECK(n > 0, "%s: the AF_PACKET filter does not build: %d", name, n);
+	if (n <= 0)
+		return;
+	CHECK(!bpf_filter(f, b, len, len) == !(l2->verdict >= SV_PARSE_HDR_SHORT),
+	      "%s: the AF_PACKET filter %s it, the walk says %u", name,
+	      bpf_filter(f, b, len, len) ? "takes" : "drops", l2->verdict);
+	appid[0] = l2->verdict == SV_PARSE_HDR ? l2->appid : 0x4000;
+	n = svrx_afp_filter(appid, 1, f, 64);
+	CHECK(n > 0 && !bpf_filter(f, b, len, len) == !(l2->verdict == SV_PARSE_HDR),
+	      "%s: the AF_PACKET filter with APPID %#x allowed disagrees with the walk (%u)", name, appid[0],
+	      l2->verdict);
+	appid[0] ^= 1;
+	n = svrx_afp_filter(appid, 1, f, 64);
+	CHECK(n > 0 && !bpf_filter(f, b, len, len),
+	      "%s: the AF_PACKET filter takes it with only APPID %#x allowed", name, appid[0]);
+}
+#else
+static void check_afp(const char *name, const uint8_t *b, uint32_t len, const struct sv_parse *l2)
+{
+	(void)name, (void)b, (void)len, (void)l2;
+}
+#endif
+
 /* ---- (1) + (3) on one frame, then the BPF readers ---- */
 
 /* Checks @b (@len octets); @want: the row's expectations, or NULL. Leaves the host walk in *@out. */
@@ -440,6 +482,7 @@ static void check(const char *name, const uint8_t *b, uint32_t len, const struct
 			      "%s: walk APPID %#x smpCnt %u svID %u octets, want %#x %u %u", name, w.appid, w.smpcnt,
 			      w.svid_len, want->appid, want->smpcnt, want->svid_len);
 	}
+	check_afp(name, copy, len, &l2);
 	free(copy);
 	*out = w;
 #ifdef WIRE_BPF
