@@ -2180,7 +2180,7 @@ int main(int argc, char **argv)
 	if (err)
 		return err == -EINVAL ? SV_EXIT_USAGE : SV_EXIT_RUNTIME;
 	if (setup_stopped("before set-up"))
-		return 0;
+		return SV_EXIT_OK;
 	for (unsigned i = 0; i < SVTRACE_MAX_STREAMS; i++)
 		t.strm[i].corr = -1;
 	for (unsigned p = 1; p <= t.nports; p++)
@@ -2203,7 +2203,7 @@ int main(int argc, char **argv)
 		goto out_corr;
 	/* from here a stop during set-up still ends the record well (END) */
 	if (setup_stopped("during set-up")) {
-		ret = 0;
+		ret = SV_EXIT_OK;
 		goto out_rec;
 	}
 	err = open_and_load(&t);
@@ -2213,7 +2213,7 @@ int main(int argc, char **argv)
 		goto out_rec;
 	}
 	if (setup_stopped("while the BPF programs loaded")) {
-		ret = 0;
+		ret = SV_EXIT_OK;
 		goto out_skel;
 	}
 	t.inflight_bytes = (size_t)bpf_map__value_size(t.skel->maps.inflight) *
@@ -2311,7 +2311,7 @@ int main(int argc, char **argv)
 	}
 	/* Clean stop: detach in stages so that nothing new arrives and no frame is cut, drain, resolve,
 	 * report. The run's length ends where the stop began. */
-	ret = 0;
+	ret = SV_EXIT_OK;
 	now = mono_now();
 	sv_ready_stopping(NULL);
 	stop_tracing(&t);

@@ -58,6 +58,14 @@ static int opts_build(const struct sv_cfg_key *tab, struct cli_opts *o)
 	return 0;
 }
 
+static bool has_id(const struct sv_cfg_key *tab, int id)
+{
+	for (const struct sv_cfg_key *k = tab; k->name; k++)
+		if (has_opt(k) && k->opt.id == id)
+			return true;
+	return false;
+}
+
 static const struct sv_cfg_key *opts_row(const struct cli_opts *o, int c)
 {
 	if (c >= CLI_VAL_BASE && c < CLI_VAL_BASE + (int)o->n)
@@ -186,8 +194,8 @@ int sv_cli_parse(const struct sv_cli_prog *p, int argc, char **argv, void *obj, 
 		case SV_CLI_FEATURES:
 			return sv_cli_features(p, out) ? -EIO : SV_CLI_DONE;
 		case SV_CLI_HELP_CONFIG:
-			fprintf(out, "%s configuration keys (YAML; the same paths work with --set KEY=VALUE):\n",
-				p->name);
+			fprintf(out, "%s configuration keys (YAML%s):\n", p->name,
+				has_id(p->tab, SV_CLI_SET) ? "; the same paths work with --set KEY=VALUE" : "");
 			sv_config_help(p->tab, out);
 			return SV_CLI_DONE;
 		case SV_CLI_CONFIG:

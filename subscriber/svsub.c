@@ -526,7 +526,7 @@ int main(int argc, char **argv)
 		.features = features, .option = sub_option, .loaded = sub_loaded, .ctx = &sc,
 	};
 	struct sv_cli cli;
-	int err, ret = 0;
+	int err, ret = SV_EXIT_OK;
 
 #ifdef SVSUB_HAVE_RX
 	svrx_live_opts_init(&o.rx); /* rx */
