@@ -21,12 +21,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 pass() { echo "PASS $NAME: $*"; }
 
 [ "$(id -u)" = 0 ] || skip "needs root (tmpfs mounts, network namespaces, BPF)"
-SVPUB=$(svpub_bin) || skip "svpub not built"
-SVSUB=$(svsub_bin) || skip "svsub not built"
-SVTRACE=$(svtrace_bin) || skip "svtrace not built"
-SVREPORT=$SVKIT_BUILD/report/svreport
-[ -x "$SVREPORT" ] || skip "svreport not built"
-command -v python3 >/dev/null || skip "python3 missing"
+fault_tools
 
 # small_fs NAME KIB FILLER_KIB: a tmpfs of KIB KiB on $T/NAME with a filler file of FILLER_KIB KiB in it
 small_fs() {

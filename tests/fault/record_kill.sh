@@ -13,12 +13,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/fault_lab.sh" reckill
 
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, BPF)"
-SVPUB=$(svpub_bin) || skip "svpub not built"
-SVSUB=$(svsub_bin) || skip "svsub not built"
-SVTRACE=$(svtrace_bin) || skip "svtrace not built"
-SVREPORT=$SVKIT_BUILD/report/svreport
-[ -x "$SVREPORT" ] || skip "svreport not built"
-command -v python3 >/dev/null || skip "python3 missing"
+fault_tools
 BOUND_MS=${RECORD_KILL_BOUND_MS:-1500}	# record_flush_ms (1000) + the loops' periods + a busy machine's delay
 
 lab_up || fail "cannot build the lab"
