@@ -996,6 +996,9 @@ static __always_inline bool in_interrupt_ctx(void)
 	return pc & (SV_IRQ_MASKS | SV_SOFTIRQ_OFFSET);
 }
 
+/* why late, cause by cause: per-CPU timelines and the decomposition of a late copy (behind why_on) */
+#include "svtrace_why.bpf.h"
+
 static __always_inline void emit_missing(const struct svtrace_frame_key *k, const struct svtrace_inflight *v,
 					 __u32 miss)
 {
@@ -1050,6 +1053,8 @@ static __always_inline int on_receive(const bool btf, struct sk_buff *skb)
 			return 0;
 		key = skb_key(hp, skb);
 		t = track_recent(key);
+		if (t)
+			why_rx(key);
 		if (t && !t->rx_tid && netns != port_netns[t->port & (SVTRACE_MAX_PORTS - 1)]) {
 			struct sv_feeder *f;
 
@@ -1605,6 +1610,7 @@ static __always_inline int on_free(const bool btf, struct sk_buff *skb, __u32 ty
 			l->c.flags |= SVTRACE_F_LATE;
 					bpf_ringbuf_submit(l, RB_FLAGS);
 		}
+		why_late(btf, t, key, now);
 	} else {
 		struct svtrace_copy *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
@@ -1787,6 +1793,7 @@ int BPF_PROG(btf_sched_wakeup, struct task_struct *p)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(btf_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
+	why_switch(true, preempt, prev, next);
 	return on_switch(true, prev, next);
 }
 
@@ -1824,6 +1831,7 @@ int BPF_PROG(raw_sched_wakeup, struct task_struct *p)
 SEC("raw_tp/sched_switch")
 int BPF_PROG(raw_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
+	why_switch(false, preempt, prev, next);
 	return on_switch(false, prev, next);
 }
 

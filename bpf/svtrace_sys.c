@@ -245,10 +245,10 @@ bool svtrace_have_sched_info(void)
 	return ok;
 }
 
-int64_t svtrace_preempt_from_rq(void)
+int64_t svtrace_percpu_distance(const char *from, const char *to)
 {
 	struct btf *vm = btf__load_vmlinux_btf();
-	int64_t rq = -1, pc = -1;
+	int64_t a = -1, b = -1;
 	int id;
 
 	if (!vm)
@@ -261,14 +261,19 @@ int64_t svtrace_preempt_from_rq(void)
 		for (unsigned i = 0; i < btf_vlen(t); i++, v++) {
 			const char *n = btf__name_by_offset(vm, btf__type_by_id(vm, v->type)->name_off);
 
-			if (n && !strcmp(n, "runqueues"))
-				rq = v->offset;
-			else if (n && !strcmp(n, "__preempt_count"))
-				pc = v->offset;
+			if (n && !strcmp(n, from))
+				a = v->offset;
+			else if (n && !strcmp(n, to))
+				b = v->offset;
 		}
 	}
 	btf__free(vm);
-	return rq >= 0 && pc >= 0 ? pc - rq : 0;
+	return a >= 0 && b >= 0 ? b - a : 0;
+}
+
+int64_t svtrace_preempt_from_rq(void)
+{
+	return svtrace_percpu_distance("runqueues", "__preempt_count");
 }
 
 bool svtrace_have_tracepoint(const char *sys, const char *name, const char *module)

@@ -36,6 +36,10 @@ bool svtrace_have_sched_info(void);
  * (__preempt_count), both variables of the per-CPU area, from the running kernel's BTF; 0 when it has
  * no such pair (arm64 keeps the count in the task). */
 int64_t svtrace_preempt_from_rq(void);
+/* The distance in octets from per-CPU variable @from to per-CPU variable @to (offsets in the running
+ * kernel's BTF, section .data..percpu); 0 when either is missing. svtrace_why's steal clock:
+ * svtrace_percpu_distance("runqueues", "steal_time") (KVM guests). */
+int64_t svtrace_percpu_distance(const char *from, const char *to);
 /* Tracepoint @sys:@name exists (tracefs events dir, or a btf_trace_@name type in vmlinux/module BTF). */
 bool svtrace_have_tracepoint(const char *sys, const char *name, const char *module);
 /* Whether this kernel lets an fentry program attach to function @func: loads an empty one (BPF

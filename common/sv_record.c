@@ -28,7 +28,7 @@ static const char *const kind_names[SV_REC_KIND_MAX] = {
 	[SV_REC_STREAM] = "stream", [SV_REC_NAME] = "name",	[SV_REC_EVENT] = "event",
 	[SV_REC_SUMMARY] = "summary", [SV_REC_HIST] = "hist", [SV_REC_DROP] = "drop",
 	[SV_REC_THREAD] = "thread", [SV_REC_SYNC] = "sync",	[SV_REC_END] = "end",
-	[SV_REC_UNWRITTEN] = "unwritten",
+	[SV_REC_UNWRITTEN] = "unwritten", [SV_REC_WHY] = "why",
 };
 
 const char *sv_rec_kind_name(unsigned kind)
@@ -178,6 +178,18 @@ const char *sv_rec_wait_cause_name(unsigned cause)
 	return cause < sizeof(names) / sizeof(names[0]) ? names[cause] : "unknown";
 }
 
+const char *sv_rec_why_cause_name(unsigned cause)
+{
+	static const char *const names[SV_WHY_NR] = {
+		"steal", "irq_timer", "irq_ipi", "irq_device", "softirq_hi", "softirq_timer", "softirq_net_tx",
+		"softirq_net_rx", "softirq_block", "softirq_irq_poll", "softirq_tasklet", "softirq_sched",
+		"softirq_hrtimer", "softirq_rcu", "ksoftirqd", "qdisc", "backlog", "runqueue", "blocked", "running",
+		"carried", "unexplained",
+	};
+
+	return cause < SV_WHY_NR ? names[cause] : "unknown";
+}
+
 #define SV_RECORD_ERR_NAME(e, n, d) [SV_RECORD_E_##e] = n,
 #define SV_RECORD_ERR_DESC(e, n, d) [SV_RECORD_E_##e] = d,
 static const char *const err_names[SV_RECORD_E_COUNT] = { [SV_RECORD_OK] = "ok",
@@ -271,7 +283,14 @@ static const uint16_t fixed_size[SV_REC_KIND_MAX] = {
 	[SV_REC_HIST] = 0 /* variable */,		[SV_REC_DROP] = sizeof(struct sv_rec_drop),
 	[SV_REC_THREAD] = sizeof(struct sv_rec_thread), [SV_REC_SYNC] = sizeof(struct sv_rec_sync),
 	[SV_REC_END] = sizeof(struct sv_rec_end),	[SV_REC_UNWRITTEN] = sizeof(struct sv_rec_unwritten),
+	[SV_REC_WHY] = sizeof(struct sv_rec_why),
 };
+
+/* A kind this version reads (the numbers between the named ones are reserved: skipped like a newer one's). */
+static bool kind_known(unsigned kind)
+{
+	return kind < SV_REC_KIND_MAX && kind_names[kind];
+}
 
 #define BLK_HDR sizeof(struct sv_rec_block_header)
 #define HIST_MAX_RECORD 65528u /* largest multiple of 8 a u16 size holds */
@@ -1181,6 +1200,38 @@ int sv_record_write_thread(struct sv_record_writer *w, const struct sv_rec_threa
 	return writer_append(w, SV_REC_THREAD, &c, sizeof(c));
 }
 
+/* The causes of @y add up to its hop, none negative (no overflow whatever a file holds). */
+static bool why_sum_ok(const struct sv_rec_why *y)
+{
+	uint64_t sum = 0;
+	int64_t hop;
+
+	if (__builtin_sub_overflow(y->t_to_ns, y->t_from_ns, &hop) || hop < 0)
+		return false;
+	for (unsigned i = 0; i < SV_REC_WHY_SLOTS; i++) {
+		if (y->ns[i] < 0 || y->ns[i] > hop)
+			return false;
+		sum += (uint64_t)y->ns[i];
+		if (sum > (uint64_t)hop)
+			return false;
+	}
+	return sum == (uint64_t)hop && y->holder_ns >= 0 &&
+	       (uint64_t)y->holder_ns <= (uint64_t)y->ns[SV_WHY_RUNQUEUE] + (uint64_t)y->ns[SV_WHY_KSOFTIRQD];
+}
+
+int sv_record_write_why(struct sv_record_writer *w, const struct sv_rec_why *y)
+{
+	struct sv_rec_why c;
+
+	if (!hop_ok(y->from_point, y->point) || y->from_point == SV_POINT_NONE || !stream_ok(w, y->stream) ||
+	    (y->flags & ~SV_REC_WHY_F_ALL) || !why_sum_ok(y))
+		return -EINVAL;
+	c = *y;
+	c.carrier_comm[15] = '\0';
+	c.holder_comm[15] = '\0';
+	return writer_append(w, SV_REC_WHY, &c, sizeof(c));
+}
+
 int sv_record_write_hist(struct sv_record_writer *w, const struct sv_rec_hist *hdr, const struct sv_stats *h)
 {
 	struct sv_rec_hist rh;
@@ -1622,7 +1673,7 @@ static int64_t block_frame(const struct sv_record_reader *r, uint64_t at, uint32
 			return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, sv_rec_kind_name(h.kind));
 		if (h.kind == 0)
 			return blk_fault(ft, SV_RECORD_E_RECORD_FIELD, roff, "kind 0");
-		if (h.kind < SV_REC_KIND_MAX) {
+		if (kind_known(h.kind)) {
 			if (h.kind == SV_REC_HIST) {
 				struct sv_rec_hist rh;
 
@@ -2045,6 +2096,17 @@ static const char *reader_check_fields(struct sv_record_reader *r, struct sv_rec
 			return "thread.comm";
 		*stream_undef = !reader_stream_ok(r, o->u.thread.stream);
 		return NULL;
+	case SV_REC_WHY:
+		if (!point_ok(o->u.why.point, false) || !point_ok(o->u.why.from_point, false))
+			return "why.point";
+		if (o->u.why.flags & ~SV_REC_WHY_F_ALL)
+			return "why.flags";
+		if (!why_sum_ok(&o->u.why))
+			return "why.ns";
+		if (!str_terminated(o->u.why.carrier_comm, 16) || !str_terminated(o->u.why.holder_comm, 16))
+			return "why.comm";
+		*stream_undef = !reader_stream_ok(r, o->u.why.stream);
+		return NULL;
 	case SV_REC_SYNC:
 		if (o->u.sync.unsync > 1 || o->u.sync.tai_unset > 1)
 			return "sync.flags";
@@ -2133,7 +2195,7 @@ int sv_record_reader_next(struct sv_record_reader *r, struct sv_rec *out)
 		}
 		roff = r->blk_off + r->blk_pos;
 		memcpy(&h, r->blk + r->blk_pos, sizeof(h));
-		if (h.kind >= SV_REC_KIND_MAX) {
+		if (!kind_known(h.kind)) {
 			/* a newer minor version's kind: skip it, the size says how far */
 			r->skipped++;
 			r->part_records++;

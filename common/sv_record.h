@@ -41,8 +41,8 @@ struct sv_stats;
 
 #define SV_REC_MAGIC "SVREC\r\n\x1a"	/* 8 octets; \r\n\x1a catch text-mode mangling */
 #define SV_REC_VERSION_MAJOR 1		/* readers refuse other majors */
-#define SV_REC_VERSION_MINOR 1		/* new kinds/fields in reserved space; readers skip unknown kinds.
-					 * 1: UNWRITTEN records */
+#define SV_REC_VERSION_MINOR 2		/* new kinds/fields in reserved space; readers skip unknown kinds.
+					 * 1: UNWRITTEN records; 2: WHY records */
 #define SV_REC_HEADER_SIZE 256
 #define SV_REC_BLOCK_MAGIC 0x4b425653u	/* "SVBK" */
 #define SV_REC_MAX_STREAMS 1024		/* stream indexes 0..1023 */
@@ -66,6 +66,8 @@ enum sv_rec_kind {
 	SV_REC_SYNC = 8,	/* host sync state (adjtimex) at a point in time */
 	SV_REC_END = 9,		/* last record of a cleanly closed file part */
 	SV_REC_UNWRITTEN = 10,	/* records the writer could not write (full disk): how many, when, why */
+	/* 11..13: reserved (kinds of another change); a kind without a name here is skipped as unknown */
+	SV_REC_WHY = 14,	/* why late: one hop of one late frame, its time split by cause */
 	SV_REC_KIND_MAX
 };
 const char *sv_rec_kind_name(unsigned kind);	/* "stream", "event", ...; "unknown" */
@@ -359,6 +361,67 @@ struct sv_rec_thread {
 	int64_t holder_run_ns;	/* how long the holder ran during the wait (0 unknown) */
 };
 
+/*
+ * WHY: 288 octets (minor 2). One hop of one late frame (svtrace: T1-T2a and T2a-T2b of a late copy), its time
+ * split into causes that add up to it: ns[0] + ... + ns[SV_REC_WHY_SLOTS - 1] = t_to_ns - t_from_ns (the
+ * reader checks it). Each instant of the hop goes to one cause, first match wins (docs/record-format.md,
+ * docs/decisions.md "svtrace: why late, cause by cause"): blocked (the carrier slept), steal, hard IRQ,
+ * softirq (other than the frame's own), queueing (qdisc, backlog, ksoftirqd deferral), run queue (holder
+ * named), running, carried (its own softirq), unexplained. The causes' order is svtrace's
+ * (bpf/svtrace_why.h SVTRACE_WHY_*, the same numbers); the last slots are 0 until a later minor names them.
+ */
+enum sv_rec_why_cause {
+	SV_WHY_STEAL = 0,	/* the vCPU did not run (the hypervisor's steal clock) */
+	SV_WHY_IRQ_TIMER = 1,	/* hard IRQ: the local timer */
+	SV_WHY_IRQ_IPI = 2,	/* hard IRQ: reschedule, call function, irq_work IPIs */
+	SV_WHY_IRQ_DEVICE = 3,	/* hard IRQ: device interrupts */
+	SV_WHY_SOFTIRQ = 4,	/* + the softirq's number: HI 4, TIMER 5, NET_TX 6, NET_RX 7, BLOCK 8, IRQ_POLL 9,
+				 * TASKLET 10, SCHED 11, HRTIMER 12, RCU 13 */
+	SV_WHY_KSOFTIRQD = 14,	/* the backlog waited while ksoftirqd waited on the run queue */
+	SV_WHY_QDISC = 15,	/* queued in the egress port's qdisc */
+	SV_WHY_BACKLOG = 16,	/* queued in a receive backlog */
+	SV_WHY_RUNQUEUE = 17,	/* the carrier was runnable, another task ran (holder_*) */
+	SV_WHY_BLOCKED = 18,	/* the carrier slept */
+	SV_WHY_RUNNING = 19,	/* the carrier ran */
+	SV_WHY_CARRIED = 20,	/* the frame's own softirq (or forwarding thread) */
+	SV_WHY_UNEXPLAINED = 21,
+	SV_WHY_NR = 22
+};
+#define SV_REC_WHY_SLOTS 24
+/* "steal", "irq_timer", "irq_ipi", "irq_device", "softirq_hi" .. "softirq_rcu", "ksoftirqd", "qdisc", "backlog",
+ * "runqueue", "blocked", "running", "carried", "unexplained"; "unknown" otherwise. */
+const char *sv_rec_why_cause_name(unsigned cause);
+#define SV_REC_WHY_F_PARTIAL 0x1u	/* a timeline did not reach back to the hop's start: that part unexplained */
+#define SV_REC_WHY_F_STEAL_RQ 0x2u	/* steal from the run queue's booking: it may be placed up to a tick late */
+#define SV_REC_WHY_F_QDISC 0x4u		/* the frame's qdisc stamp was found */
+#define SV_REC_WHY_F_RX 0x8u		/* its guest-side receive stamp was found */
+#define SV_REC_WHY_F_CPUS 0x10u		/* the hop crossed CPUs */
+#define SV_REC_WHY_F_HOP_LATE 0x80u	/* this hop alone was over the threshold */
+#define SV_REC_WHY_F_ALL 0x9fu
+struct sv_rec_why {
+	SV_REC_HDR_FIELDS;	/* point = the hop's end (T2a, T2b, ...) */
+	uint32_t stream;
+	int64_t t_from_ns;	/* the hop's start, on the file's clock */
+	int64_t t_to_ns;	/* its end */
+	uint32_t tai_sec;	/* the frame's sample (0 unknown) */
+	uint16_t smp_cnt;
+	uint8_t from_point;	/* the hop's start (T1, T2a, ...) */
+	uint8_t reserved0;
+	uint16_t guest;		/* egress port's guest (SV_REC_GUEST_NONE) */
+	uint16_t cpu;		/* the CPU of the hop's last carrier (where it was taken) */
+	uint32_t flags;		/* SV_REC_WHY_F_* */
+	uint32_t carrier_tid;	/* the thread that carried the frame at the hop's end (0: a softirq) */
+	uint32_t holder_pid;	/* the task that ran longest while the carrier waited (0 none) */
+	uint8_t holder_policy;	/* SCHED_* number, as THREAD's */
+	uint8_t holder_prio;	/* rt priority, or nice + 20 */
+	uint16_t faults;	/* page faults the carrier took in the hop (marks: their time is in the causes) */
+	uint32_t reserved1;
+	char carrier_comm[16];
+	char holder_comm[16];
+	int64_t holder_ns;	/* the holder's part of ns[SV_WHY_RUNQUEUE] + ns[SV_WHY_KSOFTIRQD] */
+	int64_t ns[SV_REC_WHY_SLOTS];	/* by enum sv_rec_why_cause */
+};
+
 /* END: 32 octets. Last record of a part closed by sv_record_writer_close() or by rotation. */
 struct sv_rec_end {
 	SV_REC_HDR_FIELDS;	/* point unused */
@@ -416,6 +479,8 @@ _Static_assert(sizeof(struct sv_rec_thread) == 96, "THREAD record");
 _Static_assert(sizeof(struct sv_rec_end) == 32, "END record");
 _Static_assert(sizeof(struct sv_rec_unwritten) == 120, "UNWRITTEN record");
 _Static_assert(offsetof(struct sv_rec_unwritten, frames) == 80, "UNWRITTEN frames");
+_Static_assert(sizeof(struct sv_rec_why) == 288, "WHY record");
+_Static_assert(offsetof(struct sv_rec_why, ns) == 96, "WHY ns");
 
 /* ---- Writer --------------------------------------------------------------------------------- */
 
@@ -560,6 +625,8 @@ int sv_record_write_event(struct sv_record_writer *w, const struct sv_rec_event 
 int sv_record_write_summary(struct sv_record_writer *w, const struct sv_rec_summary *s);
 int sv_record_write_drop(struct sv_record_writer *w, const struct sv_rec_drop *d);
 int sv_record_write_thread(struct sv_record_writer *w, const struct sv_rec_thread *t);
+/* WHY: also -EINVAL when the causes do not add up to the hop (or one is negative), or a flag is unknown. */
+int sv_record_write_why(struct sv_record_writer *w, const struct sv_rec_why *y);
 /* HIST: @h->... are serialised into the block buffer. @hdr gives point/stream/from/guest/tai/period. */
 int sv_record_write_hist(struct sv_record_writer *w, const struct sv_rec_hist *hdr, const struct sv_stats *h);
 /* SYNC: the state @s (NULL: read it now) stamped @t_ns on the file's clock (0: now). */
@@ -680,6 +747,7 @@ struct sv_rec {
 		struct sv_rec_sync sync;
 		struct sv_rec_end end;
 		struct sv_rec_unwritten unwritten;
+		struct sv_rec_why why;
 	} u;
 	const uint8_t *hist_data;
 };

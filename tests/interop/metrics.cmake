@@ -4,11 +4,11 @@
 add_executable(metrics_serve ${CMAKE_CURRENT_LIST_DIR}/metrics_serve.c)
 target_link_libraries(metrics_serve PRIVATE sv_metrics_http)
 add_test(NAME interop/metrics_http COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/metrics_http.py)
-set_tests_properties(interop/metrics_http PROPERTIES LABELS interop ENVIRONMENT "${SVKIT_TEST_ENV}"
+set_tests_properties(interop/metrics_http PROPERTIES LABELS interop RUN_SERIAL TRUE ENVIRONMENT "${SVKIT_TEST_ENV}"
 	SKIP_RETURN_CODE 77 TIMEOUT 120)
 add_test(NAME interop/metrics_rules COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/metrics_rules.sh)
 set_tests_properties(interop/metrics_rules PROPERTIES LABELS interop ENVIRONMENT "${SVKIT_TEST_ENV}"
 	SKIP_RETURN_CODE 77 TIMEOUT 60)
 add_test(NAME interop/metrics_prometheus COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/metrics_prometheus.sh)
-set_tests_properties(interop/metrics_prometheus PROPERTIES LABELS interop ENVIRONMENT "${SVKIT_TEST_ENV}"
+set_tests_properties(interop/metrics_prometheus PROPERTIES LABELS interop RUN_SERIAL TRUE ENVIRONMENT "${SVKIT_TEST_ENV}"
 	SKIP_RETURN_CODE 77 TIMEOUT 120)

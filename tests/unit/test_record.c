@@ -1572,6 +1572,144 @@ static void test_damage_record_field_costs_one(void **state)
 	free(df.orig);
 }
 
+static void make_why(struct sv_rec_why *y)
+{
+	memset(y, 0, sizeof(*y));
+	y->point = SV_POINT_T2B;
+	y->from_point = SV_POINT_T2A;
+	y->stream = 0;
+	y->t_from_ns = 1000000;
+	y->t_to_ns = 1000000 + 4400000;
+	y->tai_sec = 1700000000u;
+	y->smp_cnt = 1234;
+	y->guest = 1;
+	y->cpu = 1;
+	y->flags = SV_REC_WHY_F_RX | SV_REC_WHY_F_HOP_LATE;
+	y->carrier_tid = 4321;
+	y->holder_pid = 999;
+	y->holder_policy = 1;
+	y->holder_prio = 90;
+	y->faults = 2;
+	strcpy(y->carrier_comm, "python3");
+	strcpy(y->holder_comm, "stress-ng");
+	y->ns[SV_WHY_STEAL] = 3000000;
+	y->ns[SV_WHY_SOFTIRQ + 3] = 400000; /* NET_RX */
+	y->ns[SV_WHY_RUNQUEUE] = 900000;
+	y->ns[SV_WHY_UNEXPLAINED] = 100000;
+	y->holder_ns = 800000;
+}
+
+/* @len octets of @buf written to @path and read to their end: the WHY records read, the damage, the records
+ * skipped (unknown kinds), whether the part ended cleanly. */
+static int read_whys(const uint8_t *buf, size_t len, const char *path, struct sv_record_reader_damage *d,
+		     uint64_t *skipped, bool *clean)
+{
+	struct sv_record_reader *r;
+	struct sv_rec rec;
+	FILE *f = fopen(path, "wb");
+	int n = 0, ret;
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	fclose(f);
+	assert_int_equal(sv_record_reader_open(&r, path), 0);
+	while ((ret = sv_record_reader_next(r, &rec)) == 1)
+		n += rec.kind == SV_REC_WHY;
+	assert_int_equal(ret, 0);
+	sv_record_reader_get_damage(r, d);
+	*skipped = sv_record_reader_skipped(r);
+	*clean = sv_record_reader_clean_end(r);
+	sv_record_reader_close(r);
+	return n;
+}
+
+/* WHY (kind 14): the causes add up to the hop, on writing and on reading; a record of a reserved kind
+ * (11..13, another change's) or of a newer minor is skipped, as older readers skip WHY. */
+static void test_why_records(void **state)
+{
+	struct sv_record_writer *w = open_writer(path_of("why.svrec"), 0, 0, 0);
+	struct sv_rec_stream s;
+	struct sv_rec_why y, bad;
+	struct sv_record_reader *r;
+	struct sv_record_reader_damage d;
+	struct sv_rec rec;
+	size_t len, at = 0;
+	uint64_t skipped;
+	uint8_t *buf;
+	bool clean;
+	int n = 0, ret;
+
+	(void)state;
+	assert_string_equal(sv_rec_kind_name(SV_REC_WHY), "why");
+	assert_string_equal(sv_rec_kind_name(11), "unknown");
+	assert_string_equal(sv_rec_why_cause_name(SV_WHY_SOFTIRQ + 3), "softirq_net_rx");
+	assert_string_equal(sv_rec_why_cause_name(SV_WHY_UNEXPLAINED), "unexplained");
+	assert_string_equal(sv_rec_why_cause_name(SV_WHY_NR), "unknown");
+	make_stream(&s, 0, "MU01");
+	assert_int_equal(sv_record_define_stream(w, &s), 0);
+	make_why(&y);
+	assert_int_equal(sv_record_write_why(w, &y), 0);
+	/* refused: causes that do not add up, a negative one, an unknown flag, no start point, a stream not
+	 * defined, a holder's share beyond the waits */
+	bad = y;
+	bad.ns[SV_WHY_RUNNING] = 1;
+	assert_int_equal(sv_record_write_why(w, &bad), -EINVAL);
+	bad = y;
+	bad.ns[SV_WHY_STEAL] += 100;
+	bad.ns[SV_WHY_RUNNING] = -100;
+	assert_int_equal(sv_record_write_why(w, &bad), -EINVAL);
+	bad = y;
+	bad.flags = 0x40;
+	assert_int_equal(sv_record_write_why(w, &bad), -EINVAL);
+	bad = y;
+	bad.from_point = SV_POINT_NONE;
+	assert_int_equal(sv_record_write_why(w, &bad), -EINVAL);
+	bad = y;
+	bad.stream = 3;
+	assert_int_equal(sv_record_write_why(w, &bad), -EINVAL);
+	bad = y;
+	bad.holder_ns = 2000000;
+	assert_int_equal(sv_record_write_why(w, &bad), -EINVAL);
+	y.t_to_ns = y.t_from_ns + 5000000; /* a second record, its hop 600 us longer: unexplained */
+	y.ns[SV_WHY_UNEXPLAINED] += 600000;
+	assert_int_equal(sv_record_write_why(w, &y), 0);
+	assert_int_equal(sv_record_writer_close(w), 0);
+
+	assert_int_equal(sv_record_reader_open(&r, path_of("why.svrec")), 0);
+	stamp(&y, SV_REC_WHY, sizeof(y));
+	while ((ret = sv_record_reader_next(r, &rec)) == 1) {
+		if (rec.kind != SV_REC_WHY)
+			continue;
+		if (n++ == 1)
+			assert_memory_equal(&rec.u.why, &y, sizeof(y));
+		else
+			assert_int_equal(rec.u.why.ns[SV_WHY_UNEXPLAINED], 100000);
+		at = rec.offset;
+	}
+	assert_int_equal(ret, 0);
+	assert_int_equal(n, 2);
+	assert_true(sv_record_reader_clean_end(r));
+	sv_record_reader_close(r);
+
+	/* the second record as kind 11 (reserved): skipped, counted, the file reads to its clean end */
+	buf = slurp(path_of("why.svrec"), &len);
+	assert_non_null(buf);
+	buf[at] = 11;
+	reseal(buf + SV_REC_HEADER_SIZE);
+	assert_int_equal(read_whys(buf, len, path_of("why11.svrec"), &d, &skipped, &clean), 1);
+	assert_int_equal(skipped, 1);
+	assert_true(clean);
+	/* a WHY record whose causes do not add up: dropped alone (why.ns), counted */
+	buf[at] = SV_REC_WHY;
+	buf[at + offsetof(struct sv_rec_why, ns)] ^= 1;
+	reseal(buf + SV_REC_HEADER_SIZE);
+	assert_int_equal(read_whys(buf, len, path_of("whybad.svrec"), &d, &skipped, &clean), 1);
+	assert_int_equal(d.records_invalid, 1);
+	assert_int_equal(d.first_err, SV_RECORD_E_RECORD_FIELD);
+	assert_int_equal(d.first_offset, at);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1586,6 +1724,7 @@ int main(void)
 		cmocka_unit_test(test_damage_length_past_end), cmocka_unit_test(test_damage_adjacent_blocks),
 		cmocka_unit_test(test_damage_false_magics_bounded), cmocka_unit_test(test_damage_tail_counted),
 		cmocka_unit_test(test_damage_record_field_costs_one),
+		cmocka_unit_test(test_why_records),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
