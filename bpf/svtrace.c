@@ -5,7 +5,6 @@
  * frames with the kernel's reason, and for late frames which thread held the feeder's CPU.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,10 +17,13 @@
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
 
+#include "sv_cli.h"
 #include "sv_clock.h"
+#include "sv_config.h"
 #include "sv_codec.h"
 #include "sv_json.h"
 #include "sv_log.h"
+#include "sv_ready.h"
 #include "sv_record.h"
 #include "sv_stats.h"
 #include "svtrace.h"
@@ -36,20 +38,146 @@
 #include "svtrace_streams.h"
 #include "svtrace_sys.h"
 
+
 #define MAX_EGRESS SVTRACE_PORTS_MAX_EGRESS
 
-/* Exit codes (README): 0 success (also a stop by signal), 1 run-time failure, 2 usage error. */
-#define EXIT_RUNTIME 1
-#define EXIT_USAGE 2
 _Static_assert(MAX_EGRESS == 15, "the help and the man page say at most 15 egress interfaces");
 
+/* ---- options: svtrace's one table of keys and options (sv_config.h, sv_cli.h) ---- */
+
+/* What -c FILE and the options set; --print-config prints it. */
+struct svtrace_config {
+	char ingress[64];		/* names are checked by ports_parse (IFNAMSIZ) */
+	char egress[512];		/* IF,IF... or all */
+	char netns[256];
+	uint32_t duration;		/* s, 0 = until a signal */
+	bool live;
+	uint32_t interval;		/* s */
+	char record[256];
+	uint32_t record_size_mib, record_flush_ms, record_sync_ms, record_min_free_mib;
+	char record_keep[16];
+	bool json;
+	uint32_t threshold_us;
+	uint32_t appid;			/* 0 = every APPID */
+	char svid[SV_MAX_ID_LEN + 1];	/* "" = every svID */
+	uint32_t timeout_ms;
+	uint32_t ringbuf_kb;
+	uint32_t table;
+	uint32_t log_entries;
+	bool raw_tp, sched_wakeup;
+	char ovsdb[128];		/* unix:PATH, "" = Open vSwitch's default */
+	int expect;			/* 0 all, 1 seen */
+};
+
+enum { OPT_VERBOSE = 1 };
+
+static const char *const expect_names[] = { "all", "seen", NULL };
+
+/* ovsdb: "" or unix:PATH, a socket's path (sun_path: < 108 octets). */
+static int check_ovsdb(const char *v, char *msg, size_t n)
+{
+	if (!*v || (!strncmp(v, "unix:", 5) && v[5] && strlen(v) - 5 < 108))
+		return 0;
+	snprintf(msg, n, "'%.100s' is not unix:PATH (the database's socket, as ovs-vsctl --db)", v);
+	return -EINVAL;
+}
+
+_Static_assert(SVTRACE_HLOG_ENTRIES == 16384, "the log_entries row's default");
+#define C struct svtrace_config
+static const struct sv_cfg_key svtrace_table[] = {
+	SV_CFG_KEY_STRING(C, ingress, "ingress", "", "ingress interface (NIC, or the lab's uplink veth)",
+			  SV_OPT("ingress", 'i', "IF")),
+	SV_CFG_KEY_STRING(C, egress, "egress", "",
+			  "egress interfaces toward the guests (tap, vnet, veth), comma-separated, or 'all' (every "
+			  "interface of the namespace but the ingress, lo and bridge/bond/team/OVS masters, listed on "
+			  "stderr; on an Open vSwitch bridge, its ports but the internal one, from the database); at "
+			  "most 15",
+			  SV_OPT("egress", 'e', "LIST")),
+	SV_CFG_KEY_STRING(C, ovsdb, "ovsdb", "",
+			  "the Open vSwitch database --egress all asks; empty = $OVS_RUNDIR/db.sock, else "
+			  "/var/run/openvswitch/db.sock, when the socket exists",
+			  .check = check_ovsdb, SV_OPT("ovsdb", 0, "unix:PATH")),
+	SV_CFG_KEY_ENUM(C, expect, "expect", expect_names, "all",
+			"the streams each egress port must carry: all (a bridge floods SV multicast), or seen: those "
+			"it carried once (per-stream flows, as on Open vSwitch); a frame of an expected stream that "
+			"never reaches the port is missing there",
+			SV_OPT("expect", 0, "all|seen")),
+	SV_CFG_KEY_STRING(C, netns, "netns", "",
+			  "the interfaces live in network namespace NAME (ip netns); empty = ours",
+			  SV_OPT("netns", 'n', "NAME")),
+	SV_CFG_KEY_UINT(C, duration, "duration", 0, 100u * 365 * 86400, "0",
+			"stop after S seconds; 0 = run until SIGINT/SIGTERM", SV_OPT("duration", 'd', "S")),
+	SV_CFG_KEY_BOOL(C, live, "live", "false", "print a histogram per hop to stderr every interval",
+			SV_OPT("live", 'l', NULL)),
+	SV_CFG_KEY_UINT(C, interval, "interval", 1, 3600, "1", "live interval in seconds", SV_OPT("interval", 'I', "S")),
+	SV_CFG_KEY_STRING(C, record, "record", "",
+			  "write per-frame records (svkit record format, TAI clock) to FILE. A full disk never stops "
+			  "tracing: blocks that cannot be written are counted (summary, --json record, the file's "
+			  "UNWRITTEN and END records), later ones are tried; empty = none",
+			  SV_OPT("record", 'r', "FILE")),
+	SV_REC_CFG_ROWS(C, "--record", SV_REC_OPTS),
+	SV_CFG_KEY_BOOL(C, json, "json", "false", "print the final summary as one JSON object on stdout",
+			SV_OPT("json", 'j', NULL)),
+	SV_CFG_KEY_UINT(C, threshold_us, "threshold_us", 0, 60000000, "1000",
+			"frames with T1->T2b above N us are late and attributed; 0 = late detection off",
+			SV_OPT("threshold-us", 't', "N")),
+	SV_CFG_KEY_UINT(C, appid, "appid", 0, 0xffff, "0", "only this APPID (0x4000 or 16384); 0 = every APPID",
+			SV_OPT("appid", 'a', "X")),
+	SV_CFG_KEY_STRING(C, svid, "svid", "",
+			  "only this svID (exact match, up to 129 characters; BPF keeps 64 octets: longer svIDs are "
+			  "matched on those and their length, and reported); empty = every svID",
+			  SV_OPT("svid", 's', "S")),
+	SV_CFG_KEY_UINT(C, timeout_ms, "timeout_ms", 10, 60000, "1500", "incomplete frames older than N ms count as missing",
+			SV_OPT("timeout-ms", 0, "N")),
+	SV_CFG_KEY_UINT(C, ringbuf_kb, "ringbuf_kb", 4, 1u << 20, "8192", "BPF ring buffer size, KiB",
+			.flags = SV_CFG_POW2, SV_OPT("ringbuf-kb", 0, "N")),
+	SV_CFG_KEY_UINT(C, table, "table", 1024, 1u << 24, "32768", "frame copies tracked between T2a and T2b at once",
+			SV_OPT("table", 0, "N")),
+	SV_CFG_KEY_UINT(C, log_entries, "log_entries", 64, 1u << 20, "16384", "hop log entries per CPU",
+			.flags = SV_CFG_POW2, SV_OPT("log-entries", 0, "N")),
+	SV_CFG_KEY_BOOL(C, raw_tp, "raw_tp", "false", "use raw_tp even where tp_btf is available",
+			SV_OPT("raw-tp", 0, NULL)),
+	SV_CFG_KEY_BOOL(C, sched_wakeup, "sched_wakeup", "false",
+			"time feeders' waits with sched_wakeup even where the scheduler's run-queue stamps are "
+			"available (the default takes them from sched_info)",
+			SV_OPT("sched-wakeup", 0, NULL)),
+	SV_CLI_OPT("verbose", 'v', NULL, OPT_VERBOSE, "libbpf and debug messages"),
+	SV_CLI_ROW_CONFIG('c'),
+	SV_CLI_ROW_READY_FILE,
+	SV_CLI_ROWS_END,
+};
+#undef C
+
+static const char usage_text[] = "svtrace --ingress IF --egress IF[,IF...]|all [options]";
+static const char about[] =
+	"Follows every IEC 61850-9-2 SV frame through this host with eBPF tracepoints: T1 ingress ->\n"
+	"T2a egress toward each guest -> T2b taken by the guest's feeder thread (or dropped, with the kernel's\n"
+	"reason), with per-hop latency histograms and, for late frames, which thread held the feeder's CPU.";
+static const char epilog[] =
+	"Needs CAP_BPF and CAP_PERFMON (or root). Hops: T1-T2a, T2a-T2b, T1-T2b, per egress interface.\n"
+	"Exit status: 0 done (also when stopped by SIGINT/SIGTERM, even during set-up), 1 run-time failure\n"
+	"(also records not all written: tracing went on, the summary says how many and why), 2 usage error.\n"
+	"\n"
+	"EXAMPLES\n"
+	"  # Lab: bridge in namespace hv, uplink veth up0, guest ports vm1p and vm2p, live histograms\n"
+	"  svtrace --netns hv --ingress up0 --egress vm1p,vm2p --live\n"
+	"  # Soak test on a SEAPATH host: 24 h of records (every part, down to the free-space floor),\n"
+	"  # frames over 500 us attributed\n"
+	"  svtrace -i enp1s0 -e vnet0,vnet1 -d 86400 -r /var/log/svtrace.rec --record-keep all -t 500\n"
+	"  # One stream, summary as JSON for a CI job\n"
+	"  svtrace -i eth1 -e all --svid MU01 --duration 10 --json > trace.json\n"
+	"  # Open vSwitch with per-stream flows: the bridge's ports from its database, each stream where it goes\n"
+	"  svtrace -i enp1s0 -e all --expect seen -d 3600 -r /var/log/svtrace.rec\n";
+
+/* What the run takes from the configuration (opts_from). */
 struct opts {
 	const char *ingress;
-	char *egress_arg;
+	char egress_arg[512];		/* ports_parse cuts it */
 	const char *netns;
 	const char *record;
 	const char *svid;
 	const char *ovsdb;		/* --ovsdb: the Open vSwitch database asked by --egress all */
+	const char *ready_file;		/* --ready-file (sv_ready.h) */
 	int64_t duration_ns;		/* 0 = until a signal */
 	int64_t threshold_ns;
 	int64_t interval_ns;
@@ -62,6 +190,86 @@ struct opts {
 	bool live, json, raw_tp, sched_wakeup, verbose;
 	bool expect_seen;		/* --expect seen: a stream is expected at the ports it reached */
 };
+
+static int trace_option(void *ctx, const struct sv_cfg_key *row, const char *arg, struct sv_cfg_error *err)
+{
+	(void)arg;
+	(void)err;
+	if (row->opt.id == OPT_VERBOSE)
+		((struct opts *)ctx)->verbose = true;
+	return 0;
+}
+
+/* The command line and -c FILE into @o (the config's strings stay in @c). Returns SV_CLI_RUN, SV_CLI_DONE
+ * (--help ..., or --print-config printed) or the exit status' negative errno (said on stderr). */
+static int parse_opts(int argc, char **argv, struct svtrace_config *c, struct opts *o)
+{
+	const struct sv_cli_prog prog = { .name = "svtrace", .usage = usage_text, .about = about, .epilog = epilog,
+					  .tab = svtrace_table, .option = trace_option, .ctx = o };
+	struct svtrace_config d;
+	struct sv_cfg_error cerr;
+	struct sv_cli cli;
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	memset(c, 0, sizeof(*c));
+	if (sv_config_defaults(svtrace_table, c, &cerr) || sv_config_defaults(svtrace_table, &d, &cerr)) {
+		fprintf(stderr, "svtrace: internal error: %s\n", cerr.text);
+		return -EFAULT;
+	}
+	rc = sv_cli_parse(&prog, argc, argv, c, &cli, stdout, stderr);
+	if (rc)
+		return rc;
+	if (cli.print_config)
+		return sv_config_print(svtrace_table, c, stdout) ? -EIO : SV_CLI_DONE;
+	if (!c->ingress[0]) {
+		fprintf(stderr, "svtrace: --ingress IF is required (see --help)\n");
+		return -EINVAL;
+	}
+	if (!c->egress[0]) {
+		fprintf(stderr, "svtrace: --egress: no interface named (IF[,IF...] or all; it is required, see --help)\n");
+		return -EINVAL;
+	}
+	if (c->ovsdb[0] && strcmp(c->egress, "all")) {
+		fprintf(stderr, "svtrace: --ovsdb is asked only by --egress all: name the egress interfaces or drop it\n");
+		return -EINVAL;
+	}
+	if (!c->record[0] && (c->record_size_mib != d.record_size_mib || strcmp(c->record_keep, d.record_keep) ||
+			      c->record_flush_ms != d.record_flush_ms || c->record_sync_ms != d.record_sync_ms ||
+			      c->record_min_free_mib != d.record_min_free_mib)) {
+		fprintf(stderr, "svtrace: --record-size, --record-keep, --record-flush-ms, --record-sync-ms and "
+			"--record-min-free are about --record FILE, not given\n");
+		return -EINVAL;
+	}
+	if (strlen(c->svid) > SVTRACE_SVID_MAX)
+		fprintf(stderr, "svtrace: warning: --svid has %zu characters: BPF keeps the first %d octets of an "
+			"svID, so streams are matched on those and the length; streams whose svIDs differ only past "
+			"octet %d are taken for this one\n", strlen(c->svid), SVTRACE_SVID_MAX, SVTRACE_SVID_MAX);
+	o->ingress = c->ingress;
+	snprintf(o->egress_arg, sizeof(o->egress_arg), "%s", c->egress);
+	o->netns = c->netns[0] ? c->netns : NULL;
+	o->record = c->record[0] ? c->record : NULL;
+	o->svid = c->svid[0] ? c->svid : NULL;
+	o->ovsdb = c->ovsdb[0] ? c->ovsdb : NULL;
+	o->expect_seen = c->expect == 1;
+	o->ready_file = cli.ready_file;
+	o->duration_ns = (int64_t)c->duration * SV_NSEC_PER_SEC;
+	o->threshold_ns = (int64_t)c->threshold_us * SV_NSEC_PER_USEC;
+	o->interval_ns = (int64_t)c->interval * SV_NSEC_PER_SEC;
+	o->timeout_ns = (int64_t)c->timeout_ms * SV_NSEC_PER_MSEC;
+	o->appid = c->appid;
+	o->ringbuf_bytes = c->ringbuf_kb * 1024;
+	o->table = c->table;
+	o->log_entries = c->log_entries;
+	o->rec = SV_REC_OPTS_OF(c);
+	o->live = c->live;
+	o->json = c->json;
+	o->raw_tp = c->raw_tp;
+	o->sched_wakeup = c->sched_wakeup;
+	return SV_CLI_RUN;
+}
+
+/* ---- end of the options ---- */
 
 /* The run: svtrace's modules, wired together by main(). */
 struct tracer {
@@ -82,308 +290,6 @@ struct tracer {
 };
 
 static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: svtrace --ingress IF --egress IF[,IF...]|all [options]\n"
-"Follows every IEC 61850-9-2 SV frame through this host with eBPF tracepoints: T1 ingress ->\n"
-"T2a egress toward each guest -> T2b taken by the guest's feeder thread (or dropped, with the kernel's\n"
-"reason), with per-hop latency histograms and, for late frames, which thread held the feeder's CPU.\n"
-"\n"
-"  -i, --ingress IF          ingress interface (NIC, or the lab's uplink veth)\n"
-"  -e, --egress LIST         egress interfaces toward the guests (tap, vnet, veth), comma-separated, or\n"
-"                            'all' (every interface of the namespace but the ingress, lo and\n"
-"                            bridge/bond/team/OVS masters, listed on stderr; on an Open vSwitch\n"
-"                            bridge, its ports but the internal one, from the database); at most 15\n"
-"      --ovsdb unix:PATH     the Open vSwitch database --egress all asks (default: $OVS_RUNDIR/db.sock,\n"
-"                            else /var/run/openvswitch/db.sock, when the socket exists)\n"
-"      --expect all|seen     the streams each egress port must carry: all (default: a bridge floods SV\n"
-"                            multicast), or seen: those it carried once (per-stream flows, as on Open\n"
-"                            vSwitch); a frame of an expected stream that never reaches the port is\n"
-"                            missing there\n"
-"  -n, --netns NAME          the interfaces live in network namespace NAME (ip netns), default ours\n"
-"  -d, --duration S          stop after S seconds (default: run until SIGINT/SIGTERM)\n"
-"  -l, --live                print a histogram per hop to stderr every interval\n"
-"  -I, --interval S          live interval in seconds (default 1)\n"
-"  -r, --record FILE         write per-frame records (svkit record format, TAI clock) to FILE\n"
-"      --record-size MIB     start a new part of the record every MIB MiB (default " SV_REC_SIZE_MIB_DEFAULT "; 0 never):\n"
-"                            FILE is the newest, FILE.1 the one before it, and so on\n"
-"      --record-keep N|all   rotated parts kept besides FILE, the oldest deleted first (default " SV_REC_KEEP_DEFAULT ";\n"
-"                            8 x 4000 frames/s to two guests write about 35 GB an hour; all: only the\n"
-"                            free-space floor deletes)\n"
-"      --record-flush-ms MS  a partial block is written once its records waited MS (default " SV_REC_FLUSH_MS_DEFAULT ";\n"
-"                            0 = only full blocks): a killed svtrace loses at most that\n"
-"      --record-sync-ms MS   fdatasync the record every MS (default " SV_REC_SYNC_MS_DEFAULT ": never), for a host that\n"
-"                            may lose power\n"
-"      --record-min-free MIB free-space floor of the record's filesystem (default " SV_REC_MIN_FREE_MIB_DEFAULT "; 0 none):\n"
-"                            below it the run's oldest parts are deleted, then blocks held back. A full\n"
-"                            disk never stops tracing: blocks that cannot be written are counted (summary,\n"
-"                            --json record, the file's UNWRITTEN and END records), later ones are tried\n"
-"  -j, --json                print the final summary as one JSON object on stdout\n"
-"  -t, --threshold-us N      frames with T1->T2b above N us are late and attributed (default 1000;\n"
-"                            0: late detection off)\n"
-"  -a, --appid X             only this APPID (0x4000 or 16384)\n"
-"  -s, --svid S              only this svID (exact match, 1 to 129 characters; BPF keeps 64 octets:\n"
-"                            longer svIDs are matched on those and their length, and reported)\n"
-"      --timeout-ms N        incomplete frames older than N ms count as missing (default 1500)\n"
-"      --ringbuf-kb N        BPF ring buffer size, power of two >= 4 (default 8192)\n"
-"      --table N             frame copies tracked between T2a and T2b at once (default 32768)\n"
-"      --log-entries N       hop log entries per CPU, a power of two >= 64 (default 16384)\n"
-"      --raw-tp              use raw_tp even where tp_btf is available\n"
-"      --sched-wakeup        time feeders' waits with sched_wakeup even where the scheduler's run-queue\n"
-"                            stamps are available (the default takes them from sched_info)\n"
-"  -v, --verbose             libbpf and debug messages\n"
-"  -h, --help                this help\n"
-"  -V, --version             print the version\n"
-"\n"
-"Needs CAP_BPF and CAP_PERFMON (or root). Hops: T1-T2a, T2a-T2b, T1-T2b, per egress interface.\n"
-"Exit status: 0 done (also when stopped by SIGINT/SIGTERM, even during set-up), 1 run-time failure\n"
-"(also records not all written: tracing went on, the summary says how many and why), 2 usage error.\n"
-"\n"
-"EXAMPLES\n"
-"  # Lab: bridge in namespace hv, uplink veth up0, guest ports vm1p and vm2p, live histograms\n"
-"  svtrace --netns hv --ingress up0 --egress vm1p,vm2p --live\n"
-"  # Soak test on a SEAPATH host: 24 h of records (every part, down to the free-space floor),\n"
-"  # frames over 500 us attributed\n"
-"  svtrace -i enp1s0 -e vnet0,vnet1 -d 86400 -r /var/log/svtrace.rec --record-keep all -t 500\n"
-"  # One stream, summary as JSON for a CI job\n"
-"  svtrace -i eth1 -e all --svid MU01 --duration 10 --json > trace.json\n"
-"  # Open vSwitch with per-stream flows: the bridge's ports from its database, each stream where it goes\n"
-"  svtrace -i enp1s0 -e all --expect seen -d 3600 -r /var/log/svtrace.rec\n");
-}
-
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (!s || !*s || *s == '-')
-		return -EINVAL;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int parse_opts(int argc, char **argv, struct opts *o)
-{
-	enum { OPT_TIMEOUT = 256, OPT_RINGBUF, OPT_TABLE, OPT_RAWTP, OPT_LOG, OPT_WAKEUP, OPT_RSIZE, OPT_RKEEP,
-	       OPT_RFLUSH, OPT_RSYNC, OPT_RFREE, OPT_OVSDB, OPT_EXPECT };
-	static const struct option lo[] = {
-		{ "ingress", required_argument, NULL, 'i' },
-		{ "egress", required_argument, NULL, 'e' },
-		{ "netns", required_argument, NULL, 'n' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "live", no_argument, NULL, 'l' },
-		{ "interval", required_argument, NULL, 'I' },
-		{ "record", required_argument, NULL, 'r' },
-		{ "record-size", required_argument, NULL, OPT_RSIZE },
-		{ "record-keep", required_argument, NULL, OPT_RKEEP },
-		{ "record-flush-ms", required_argument, NULL, OPT_RFLUSH },
-		{ "record-sync-ms", required_argument, NULL, OPT_RSYNC },
-		{ "record-min-free", required_argument, NULL, OPT_RFREE },
-		{ "json", no_argument, NULL, 'j' },
-		{ "threshold-us", required_argument, NULL, 't' },
-		{ "appid", required_argument, NULL, 'a' },
-		{ "svid", required_argument, NULL, 's' },
-		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
-		{ "ringbuf-kb", required_argument, NULL, OPT_RINGBUF },
-		{ "table", required_argument, NULL, OPT_TABLE },
-		{ "log-entries", required_argument, NULL, OPT_LOG },
-		{ "raw-tp", no_argument, NULL, OPT_RAWTP },
-		{ "sched-wakeup", no_argument, NULL, OPT_WAKEUP },
-		{ "ovsdb", required_argument, NULL, OPT_OVSDB },
-		{ "expect", required_argument, NULL, OPT_EXPECT },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ 0 }
-	};
-	const char *want = "";	/* what the option takes, for the error */
-	bool rotation = false;	/* a --record-* option given */
-	uint64_t v;
-	int c;
-
-	*o = (struct opts){ .threshold_ns = 1000000, .interval_ns = SV_NSEC_PER_SEC,
-			    .timeout_ns = 1500 * SV_NSEC_PER_MSEC, .ringbuf_bytes = 8u << 20, .table = 32768,
-			    .log_entries = SVTRACE_HLOG_ENTRIES };
-	sv_record_opts_default(&o->rec);
-	while ((c = getopt_long(argc, argv, "i:e:n:d:lI:r:jt:a:s:vhV", lo, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			o->ingress = optarg;
-			break;
-		case 'e':
-			o->egress_arg = optarg;
-			break;
-		case 'n':
-			o->netns = optarg;
-			break;
-		case 'd':
-			want = "seconds, 1 or more";
-			if (parse_u64(optarg, 1, 100u * 365 * 86400, &v))
-				goto bad;
-			o->duration_ns = (int64_t)v * SV_NSEC_PER_SEC;
-			break;
-		case 'l':
-			o->live = true;
-			break;
-		case 'I':
-			want = "seconds, 1 to 3600";
-			if (parse_u64(optarg, 1, 3600, &v))
-				goto bad;
-			o->interval_ns = (int64_t)v * SV_NSEC_PER_SEC;
-			break;
-		case 'r':
-			o->record = optarg;
-			break;
-		case OPT_RSIZE:
-			want = "MiB, 0 (one file) or 1 to 1048576";
-			if (parse_u64(optarg, 0, 1u << 20, &v))
-				goto bad;
-			o->rec.size_mib = (uint32_t)v;
-			rotation = true;
-			break;
-		case OPT_RKEEP: {
-			uint32_t keep;
-
-			want = SV_REC_KEEP_SYNTAX;
-			if (sv_record_parse_keep(optarg, &keep))
-				goto bad;
-			o->rec.keep = optarg;
-			rotation = true;
-			break;
-		}
-		case OPT_RFLUSH:
-		case OPT_RSYNC:
-			want = "milliseconds, 0 to 3600000";
-			if (parse_u64(optarg, 0, c == OPT_RFLUSH ? SV_REC_FLUSH_MS_MAX : SV_REC_SYNC_MS_MAX, &v))
-				goto bad;
-			*(c == OPT_RFLUSH ? &o->rec.flush_ms : &o->rec.sync_ms) = (uint32_t)v;
-			rotation = true;
-			break;
-		case OPT_RFREE:
-			want = "MiB, 0 to 16777216";
-			if (parse_u64(optarg, 0, SV_REC_MIN_FREE_MIB_MAX, &v))
-				goto bad;
-			o->rec.min_free_mib = (uint32_t)v;
-			rotation = true;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 't':
-			want = "microseconds, 0 to 60000000";
-			if (parse_u64(optarg, 0, 60000000, &v))
-				goto bad;
-			o->threshold_ns = (int64_t)v * SV_NSEC_PER_USEC;
-			break;
-		case 'a':
-			want = "1 to 0xFFFF";
-			if (parse_u64(optarg, 1, 0xFFFF, &v))
-				goto bad;
-			o->appid = (uint32_t)v;
-			break;
-		case 's':
-			want = "1 to 129 characters (IEC 61850-9-2 svID)";
-			if (!*optarg || strlen(optarg) > SV_MAX_ID_LEN)
-				goto bad;
-			o->svid = optarg;
-			break;
-		case OPT_TIMEOUT:
-			want = "milliseconds, 10 to 60000";
-			if (parse_u64(optarg, 10, 60000, &v))
-				goto bad;
-			o->timeout_ns = (int64_t)v * SV_NSEC_PER_MSEC;
-			break;
-		case OPT_RINGBUF:
-			want = "a power of two from 4 to 1048576";
-			if (parse_u64(optarg, 4, 1u << 20, &v) || (v & (v - 1)))
-				goto bad;
-			o->ringbuf_bytes = (uint32_t)v * 1024;
-			break;
-		case OPT_TABLE:
-			want = "1024 to 16777216";
-			if (parse_u64(optarg, 1024, 1u << 24, &v))
-				goto bad;
-			o->table = (uint32_t)v;
-			break;
-		case OPT_LOG:
-			want = "a power of two from 64 to 1048576";
-			if (parse_u64(optarg, 64, 1u << 20, &v) || (v & (v - 1)))
-				goto bad;
-			o->log_entries = (uint32_t)v;
-			break;
-		case OPT_WAKEUP:
-			o->sched_wakeup = true;
-			break;
-		case OPT_RAWTP:
-			o->raw_tp = true;
-			break;
-		case OPT_OVSDB:
-			want = "unix:PATH (the database's socket, as ovs-vsctl --db)";
-			if (strncmp(optarg, "unix:", 5) || !optarg[5] || strlen(optarg) - 5 >= 108)
-				goto bad;
-			o->ovsdb = optarg;
-			break;
-		case OPT_EXPECT:
-			want = "all or seen";
-			if (strcmp(optarg, "all") && strcmp(optarg, "seen"))
-				goto bad;
-			o->expect_seen = !strcmp(optarg, "seen");
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("svtrace %s\n", SVKIT_VERSION);
-			exit(0);
-		default:
-			usage(stderr);
-			return -EINVAL;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, "svtrace: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
-	if (!o->ingress || !o->egress_arg) {
-		fprintf(stderr, "svtrace: --ingress and --egress are required (see --help)\n");
-		return -EINVAL;
-	}
-	if (o->ovsdb && strcmp(o->egress_arg, "all")) {
-		fprintf(stderr, "svtrace: --ovsdb is asked only by --egress all: name the egress interfaces or drop it\n");
-		return -EINVAL;
-	}
-	if (rotation && !o->record) {
-		fprintf(stderr, "svtrace: --record-size, --record-keep, --record-flush-ms, --record-sync-ms and "
-			"--record-min-free are about --record FILE, not given\n");
-		return -EINVAL;
-	}
-	if (o->svid && strlen(o->svid) > SVTRACE_SVID_MAX)
-		fprintf(stderr, "svtrace: warning: --svid has %zu characters: BPF keeps the first %d octets of an "
-			"svID, so streams are matched on those and the length; streams whose svIDs differ only past "
-			"octet %d are taken for this one\n", strlen(o->svid), SVTRACE_SVID_MAX, SVTRACE_SVID_MAX);
-	return 0;
-bad:
-	for (const struct option *p = lo; p->name; p++)
-		if (p->val == c)
-			fprintf(stderr, "svtrace: invalid value '%s' for --%s: %s (see --help)\n", optarg, p->name,
-				want);
-	return -EINVAL;
-}
 
 static int64_t mono_now(void)
 {
@@ -446,18 +352,6 @@ static void ports_watch(struct tracer *t)
 			svtrace_rec_port_name(t->rec, i);
 }
 
-/* SIGINT/SIGTERM stop the run cleanly from the start: a signal during set-up (the BPF load takes about a
- * second) ends it with a message and a well-ended record; no SA_RESTART, so a wait returns at once. */
-static void signals_install(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGXFSZ, SIG_IGN); /* a file size limit is a full disk: EFBIG, counted (sv_record.h) */
-}
-
 /* A signal came during set-up: say so (the caller ends cleanly, exit 0). */
 static bool setup_stopped(const char *when)
 {
@@ -469,6 +363,7 @@ static bool setup_stopped(const char *when)
 
 int main(int argc, char **argv)
 {
+	static struct svtrace_config cfg;
 	struct tracer t = { 0 };
 	struct svtrace_corr_cfg cc;
 	struct svtrace_setup_cfg sc;
@@ -476,31 +371,38 @@ int main(int argc, char **argv)
 	struct svtrace_out out;
 	char missing[64];
 	int64_t now, t_end;
-	int err, ret = EXIT_RUNTIME;
+	int err, ret = SV_EXIT_RUNTIME;
 
-	signals_install();
-	if (parse_opts(argc, argv, &t.o))
-		return EXIT_USAGE;
+	/* SIGINT/SIGTERM stop the run cleanly from the start: a signal during set-up (the BPF load takes about a
+	 * second) ends it with a message and a well-ended record */
+	sv_ready_signals(&stop_flag);
+	err = parse_opts(argc, argv, &cfg, &t.o);
+	if (err)
+		return sv_cli_exit(err);
+	if (sv_ready_init(t.o.ready_file)) {
+		fprintf(stderr, "svtrace: --ready-file: %s\n", strerror(ENAMETOOLONG));
+		return SV_EXIT_USAGE;
+	}
 	sv_log_set(sv_log_stderr, NULL, t.o.verbose ? SV_LOG_DEBUG : SV_LOG_INFO);
 	svtrace_setup_log(t.o.verbose);
 	if (svtrace_ports_parse(&t.ports, t.o.ingress, t.o.egress_arg))
-		return EXIT_USAGE;
+		return SV_EXIT_USAGE;
 	if (svtrace_check_caps(missing, sizeof(missing))) {
 		fprintf(stderr, "svtrace: missing privileges: %s (run as root, or setcap cap_bpf,cap_perfmon+ep)\n",
 			missing);
-		return EXIT_RUNTIME;
+		return SV_EXIT_RUNTIME;
 	}
 	err = svtrace_ports_resolve(&t.ports, t.o.netns, t.o.egress_arg, t.o.ovsdb);
 	if (err)
-		return err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		return err == -EINVAL ? SV_EXIT_USAGE : SV_EXIT_RUNTIME;
 	if (setup_stopped("before set-up"))
-		return 0;
+		return SV_EXIT_OK;
 	cc = (struct svtrace_corr_cfg){ .nports = t.ports.n, .late_ns = t.o.threshold_ns, .late_max = 256,
 					.max_streams = 256, .no_interval = !t.o.live, .on_late = on_late, .ctx = &t };
 	err = svtrace_corr_new(&t.corr, &cc);
 	if (err) {
 		fprintf(stderr, "svtrace: correlation tables: %s\n", strerror(-err));
-		return EXIT_RUNTIME;
+		return SV_EXIT_RUNTIME;
 	}
 	err = sv_clock_xlate_mono_to_tai(&t.to_tai);
 	if (err) {
@@ -511,7 +413,7 @@ int main(int argc, char **argv)
 		goto out_corr;
 	/* from here a stop during set-up still ends the record well (END) */
 	if (setup_stopped("during set-up")) {
-		ret = 0;
+		ret = SV_EXIT_OK;
 		goto out_rec;
 	}
 	sc = (struct svtrace_setup_cfg){
@@ -527,7 +429,7 @@ int main(int argc, char **argv)
 		goto out_rec;
 	}
 	if (setup_stopped("while the BPF programs loaded")) {
-		ret = 0;
+		ret = SV_EXIT_OK;
 		goto out_bpf;
 	}
 	svtrace_streams_init(&t.streams, t.corr, t.rec, t.o.svid, svtrace_setup_stream_key, t.bpf);
@@ -559,6 +461,15 @@ int main(int argc, char **argv)
 	fprintf(stderr, "svtrace: ingress %s (ifindex %u), %u egress, netns inode %u; ring %u KiB; tracing...\n",
 		t.ports.port[0].name, t.ports.port[0].ifindex, t.ports.n, t.ports.port[0].netns_ino,
 		t.o.ringbuf_bytes / 1024);
+	{
+		char status[96];
+
+		/* the programs are attached: READY=1, the ready file (sv_ready.h) */
+		snprintf(status, sizeof(status), "tracing %s and %u egress", t.ports.port[0].name, t.ports.n);
+		err = sv_ready_set(status);
+		if (err)
+			fprintf(stderr, "svtrace: --ready-file / NOTIFY_SOCKET: %s\n", strerror(-err));
+	}
 
 	t.t_start_mono = t.t_last_expire = t.t_last_live = t.t_last_merge = t.t_last_ports = mono_now();
 	t_end = t.o.duration_ns ? t.t_start_mono + t.o.duration_ns : INT64_MAX;
@@ -600,8 +511,9 @@ int main(int argc, char **argv)
 	}
 	/* Clean stop: detach in stages so that nothing new arrives and no frame is cut, drain, resolve,
 	 * report. The run's length ends where the stop began. */
-	ret = 0;
+	ret = SV_EXIT_OK;
 	now = mono_now();
+	sv_ready_stopping(NULL);
 	svtrace_setup_stop(t.bpf, t.hlog);
 	streams_sync(&t);
 	svtrace_hlog_merge(t.hlog);
@@ -615,13 +527,13 @@ int main(int argc, char **argv)
 		if (err)
 			fprintf(stderr, "svtrace: record file '%s': %s\n", t.o.record, strerror(-err));
 		if (err || sv_record_stats_incomplete(&t.rec_st))
-			ret = EXIT_RUNTIME;
+			ret = SV_EXIT_RUNTIME;
 	}
 	out_view(&t, &out);
 	svtrace_out_summary(&out, stderr);
 	if (t.o.json && svtrace_out_json(&out, stdout, now - t.t_start_mono)) {
 		fprintf(stderr, "svtrace: JSON output failed\n");
-		ret = EXIT_RUNTIME;
+		ret = SV_EXIT_RUNTIME;
 	}
 out_bpf:
 	svtrace_setup_free(t.bpf);
@@ -631,7 +543,7 @@ out_rec:
 		err = svtrace_rec_close(t.rec, NULL, NULL);
 		if (err) {
 			fprintf(stderr, "svtrace: record file '%s': %s\n", t.o.record, strerror(-err));
-			ret = EXIT_RUNTIME;
+			ret = SV_EXIT_RUNTIME;
 		}
 	}
 out_corr:

@@ -31,7 +31,7 @@ static const char *const type_names[] = {
 	[SV_CFG_BOOL] = "bool",	    [SV_CFG_INT] = "int",	[SV_CFG_UINT] = "uint",
 	[SV_CFG_DOUBLE] = "double", [SV_CFG_STRING] = "string", [SV_CFG_ENUM] = "enum",
 	[SV_CFG_MAC] = "mac",	    [SV_CFG_DOUBLES] = "doubles", [SV_CFG_SECTION] = "section",
-	[SV_CFG_LIST] = "list",
+	[SV_CFG_LIST] = "list",	    [SV_CFG_CLI] = "option",
 };
 
 static void err_set(struct sv_cfg_error *err, const char *file, unsigned line, unsigned col, const char *path,
@@ -194,6 +194,12 @@ int sv_parse_mac(const char *s, uint8_t mac[6])
 
 /* ---- one key ---- */
 
+/* Command-line rows (SV_CFG_CLI) are not keys: files, overrides, defaults and the dump pass them over. */
+static bool is_key(const struct sv_cfg_key *k)
+{
+	return k->type != SV_CFG_CLI;
+}
+
 static bool has_range(const struct sv_cfg_key *k)
 {
 	return k->min <= k->max;
@@ -205,7 +211,49 @@ int sv_config_format_range(const struct sv_cfg_key *k, char *buf, size_t n)
 		buf[0] = '\0';
 		return -ENOENT;
 	}
-	snprintf(buf, n, "%.15g..%.15g", k->min, k->max);
+	snprintf(buf, n, "%s%.15g..%.15g", k->flags & SV_CFG_ZERO ? "0 or " : "", k->min, k->max);
+	return 0;
+}
+
+static int out_of_range(const struct sv_cfg_key *k, const char *s, char *msg, size_t n)
+{
+	char range[80];
+
+	sv_config_format_range(k, range, sizeof(range));
+	snprintf(msg, n, "%.100s is out of range %s", s, range[0] ? range : "of the field");
+	return -EINVAL;
+}
+
+int sv_config_format_values(const struct sv_cfg_key *k, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (k->type == SV_CFG_ENUM) {
+		for (int i = 0; k->names[i] && used < n; i++)
+			used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? "|" : "", k->names[i]);
+		return buf[0] ? 0 : -ENOENT;
+	}
+	if (sv_config_format_range(k, buf, n))
+		return -ENOENT;
+	if (k->flags & SV_CFG_POW2) {
+		used = strlen(buf);
+		snprintf(buf + used, n - used, ", a power of two");
+	}
+	return 0;
+}
+
+/* An integer's value against the row's range and rules; @msg (size @n) says what is wrong. */
+static int check_integer(const struct sv_cfg_key *k, const char *s, double v, bool pow2_ok, char *msg, size_t n)
+{
+	if (v == 0 && (k->flags & SV_CFG_ZERO))
+		return 0;
+	if (has_range(k) && (v < k->min || v > k->max))
+		return out_of_range(k, s, msg, n);
+	if ((k->flags & SV_CFG_POW2) && !pow2_ok) {
+		snprintf(msg, n, "%.100s is not a power of two", s);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -321,9 +369,10 @@ static void trim(char *s)
 static int set_scalar(const struct sv_cfg_key *k, void *base, const char *s, char *msg, size_t n)
 {
 	void *field = (char *)base + k->offset;
-	char range[80];
 	int e;
 
+	if (k->check && k->check(s, msg, n))
+		return -EINVAL;
 	switch (k->type) {
 	case SV_CFG_BOOL: {
 		bool b;
@@ -343,11 +392,10 @@ static int set_scalar(const struct sv_cfg_key *k, void *base, const char *s, cha
 			snprintf(msg, n, "'%.200s' is not an integer", s);
 			return -EINVAL;
 		}
-		sv_config_format_range(k, range, sizeof(range));
-		if (e || (has_range(k) && ((double)v < k->min || (double)v > k->max)) || store_int(field, k->size, v)) {
-			snprintf(msg, n, "%.100s is out of range %s", s, range[0] ? range : "of the field");
-			return -EINVAL;
-		}
+		if (e || check_integer(k, s, (double)v, v > 0 && !(v & (v - 1)), msg, n))
+			return e ? out_of_range(k, s, msg, n) : -EINVAL;
+		if (store_int(field, k->size, v))
+			return out_of_range(k, s, msg, n);
 		return 0;
 	}
 	case SV_CFG_UINT: {
@@ -358,11 +406,10 @@ static int set_scalar(const struct sv_cfg_key *k, void *base, const char *s, cha
 			snprintf(msg, n, "'%.200s' is not an unsigned integer", s);
 			return -EINVAL;
 		}
-		sv_config_format_range(k, range, sizeof(range));
-		if (e || (has_range(k) && ((double)v < k->min || (double)v > k->max)) || store_uint(field, k->size, v)) {
-			snprintf(msg, n, "%.100s is out of range %s", s, range[0] ? range : "of the field");
-			return -EINVAL;
-		}
+		if (e || check_integer(k, s, (double)v, v && !(v & (v - 1)), msg, n))
+			return e ? out_of_range(k, s, msg, n) : -EINVAL;
+		if (store_uint(field, k->size, v))
+			return out_of_range(k, s, msg, n);
 		return 0;
 	}
 	case SV_CFG_DOUBLE:
@@ -444,6 +491,7 @@ static int set_scalar(const struct sv_cfg_key *k, void *base, const char *s, cha
 	}
 	case SV_CFG_SECTION:
 	case SV_CFG_LIST:
+	case SV_CFG_CLI:
 		break;
 	}
 	snprintf(msg, n, "not a scalar key");
@@ -460,6 +508,8 @@ static int defaults_rec(const struct sv_cfg_key *tab, void *base, const char *pr
 	for (const struct sv_cfg_key *k = tab; k->name; k++) {
 		void *field = (char *)base + k->offset;
 
+		if (!is_key(k))
+			continue;
 		pathf(path, sizeof(path), "%s%s%s", prefix, prefix[0] ? "." : "", k->name);
 		if (k->type == SV_CFG_SECTION) {
 			if (defaults_rec(k->sub, field, path, err))
@@ -623,7 +673,7 @@ static int load_value(struct yload *y, const yaml_node_t *val, const struct sv_c
 static const struct sv_cfg_key *find_key(const struct sv_cfg_key *tab, const char *name, size_t len)
 {
 	for (const struct sv_cfg_key *k = tab; k->name; k++)
-		if (strlen(k->name) == len && !memcmp(k->name, name, len))
+		if (is_key(k) && strlen(k->name) == len && !memcmp(k->name, name, len))
 			return k;
 	return NULL;
 }
@@ -635,6 +685,23 @@ const struct sv_cfg_key *sv_config_find_key(const struct sv_cfg_key *tab, const 
 	if (!k)
 		errno = ENOENT;
 	return k;
+}
+
+const struct sv_cfg_key *sv_config_find_path(const struct sv_cfg_key *tab, const char *path)
+{
+	for (;;) {
+		size_t len = strcspn(path, ".");
+		const struct sv_cfg_key *k = find_key(tab, path, len);
+
+		if (k && !path[len])
+			return k;
+		if (!k || k->type != SV_CFG_SECTION) {
+			errno = ENOENT;
+			return NULL;
+		}
+		tab = k->sub;
+		path += len + 1;
+	}
 }
 
 static int load_mapping(struct yload *y, const yaml_node_t *node, const struct sv_cfg_key *tab, void *base,
@@ -949,6 +1016,12 @@ static int set_path(const struct sv_cfg_key *tab, void *base, const char *path, 
 	return 0;
 }
 
+int sv_config_set_value(const struct sv_cfg_key *tab, void *obj, const char *path, const char *value,
+			struct sv_cfg_error *err)
+{
+	return set_path(tab, obj, path, value, "", err);
+}
+
 int sv_config_set(const struct sv_cfg_key *tab, void *obj, const char *assignment, struct sv_cfg_error *err)
 {
 	const char *eq = strchr(assignment, '=');
@@ -1050,16 +1123,57 @@ static void print_scalar(FILE *f, const struct sv_cfg_key *k, const void *base)
 	}
 }
 
+int sv_config_get(const struct sv_cfg_key *tab, const void *obj, const char *path, char *buf, size_t n)
+{
+	const char *base = obj;
+	FILE *f;
+	size_t len;
+
+	for (;;) {
+		size_t seg = strcspn(path, ".");
+		const struct sv_cfg_key *k = find_key(tab, path, seg);
+
+		if (!k)
+			return -ENOENT;
+		if (k->type == SV_CFG_SECTION && path[seg] == '.') {
+			base += k->offset;
+			tab = k->sub;
+			path += seg + 1;
+			continue;
+		}
+		if (path[seg] || k->type == SV_CFG_SECTION || k->type == SV_CFG_LIST)
+			return -ENOENT;
+		f = fmemopen(buf, n, "w");
+		if (!f)
+			return -errno;
+		print_scalar(f, k, base);
+		if (fclose(f))
+			return -ENOSPC;
+		len = strnlen(buf, n);
+		if (len >= n)
+			return -ENOSPC;
+		/* text, not YAML: a string or MAC without its quotes */
+		if ((k->type == SV_CFG_STRING || k->type == SV_CFG_MAC) && len >= 2 && buf[0] == '"') {
+			memmove(buf, buf + 1, len - 2);
+			buf[len - 2] = '\0';
+		}
+		return 0;
+	}
+}
+
 /* @dash: the first line of this mapping starts a sequence element ("- ") two columns left of @indent. */
 static void print_rec(const struct sv_cfg_key *tab, const void *base, int indent, bool dash, FILE *f)
 {
-	for (const struct sv_cfg_key *k = tab; k->name; k++, dash = false) {
+	for (const struct sv_cfg_key *k = tab; k->name; k++) {
 		const void *field = (const char *)base + k->offset;
 
+		if (!is_key(k))
+			continue;
 		if (dash)
 			fprintf(f, "%*s- %s:", indent - 2, "", k->name);
 		else
 			fprintf(f, "%*s%s:", indent, "", k->name);
+		dash = false;
 		if (k->type == SV_CFG_SECTION) {
 			fputc('\n', f);
 			print_rec(k->sub, field, indent + 2, false, f);
@@ -1095,6 +1209,8 @@ static void help_rec(const struct sv_cfg_key *tab, const char *prefix, FILE *f)
 		char path[PATH_MAX_LEN];
 		char range[80];
 
+		if (!is_key(k))
+			continue;
 		pathf(path, sizeof(path), "%s%s%s%s", prefix, prefix[0] ? "." : "", k->name,
 			 k->type == SV_CFG_LIST ? "[]" : "");
 		if (k->type == SV_CFG_SECTION || k->type == SV_CFG_LIST) {
@@ -1102,15 +1218,7 @@ static void help_rec(const struct sv_cfg_key *tab, const char *prefix, FILE *f)
 			help_rec(k->sub, path, f);
 			continue;
 		}
-		sv_config_format_range(k, range, sizeof(range));
-		if (k->type == SV_CFG_ENUM) {
-			size_t used = 0;
-
-			range[0] = '\0';
-			for (int i = 0; k->names[i] && used < sizeof(range); i++)
-				used += (size_t)snprintf(range + used, sizeof(range) - used, "%s%s", i ? "|" : "",
-							 k->names[i]);
-		}
+		sv_config_format_values(k, range, sizeof(range));
 		fprintf(f, "  %-34s %s%s%s (default %s): %s\n", path, type_names[k->type], range[0] ? " " : "", range,
 			k->def && k->def[0] ? k->def : "none", k->help ? k->help : "");
 	}

@@ -38,6 +38,27 @@ enum sv_cfg_type {
 	SV_CFG_DOUBLES, /* double[count]: a YAML sequence of exactly count numbers, or one number for all */
 	SV_CFG_SECTION, /* nested mapping described by sub[], fields relative to offset */
 	SV_CFG_LIST,	/* sequence of mappings: count elements of size bytes at offset, number at count_offset */
+	SV_CFG_CLI,	/* command line only (sv_cli.h): an option, or a heading of --help; not a key */
+};
+
+/* Row flags (struct sv_cfg_key.flags): rules of integer keys the range cannot say. */
+#define SV_CFG_ZERO 0x1u /* 0 is accepted besides min..max (0 = automatic): "0 or 2..65536" */
+#define SV_CFG_POW2 0x2u /* a power of two (besides 0 with SV_CFG_ZERO) */
+
+/*
+ * The command-line side of a row (sv_cli.h generates getopt_long, --help and --features from it). On a key
+ * row: the option that sets the key (--NAME ARG, or a flag that sets it to true / @value). On an SV_CFG_CLI
+ * row: an option that is not a key (--help, -c FILE, --read ...), which may set a key path (@key) that is
+ * not at the top level or needs a fixed value.
+ */
+struct sv_cfg_opt {
+	const char *name;  /* long option; NULL: none */
+	int short_name;	   /* the short option's letter, or 0 */
+	const char *arg;   /* the argument's name in --help ("FILE"); NULL: a flag */
+	const char *value; /* a flag's value for its key (NULL: "true") */
+	const char *key;   /* SV_CFG_CLI: the key path the option sets; NULL: none */
+	int id;		   /* > 0: the program's hook sees the option (sv_cli_prog.option); < 0: sv_cli's own */
+	unsigned flags;	   /* SV_OPT_* (sv_cli.h) */
 };
 
 struct sv_cfg_key {
@@ -53,35 +74,46 @@ struct sv_cfg_key {
 	const struct sv_cfg_key *sub; /* SV_CFG_SECTION, SV_CFG_LIST: table ended by a row with name NULL */
 	unsigned count;		     /* SV_CFG_DOUBLES: elements; SV_CFG_LIST: maximum elements */
 	size_t count_offset;	     /* SV_CFG_LIST: offset of the unsigned element count */
+	unsigned flags;		     /* SV_CFG_ZERO, SV_CFG_POW2 */
+	/* A rule of the value's text that the type and range cannot say (NULL: none), checked before it is
+	 * stored, in a file and on the command line alike: 0, or -EINVAL with what is wrong in @msg. */
+	int (*check)(const char *value, char *msg, size_t n);
+	struct sv_cfg_opt opt;	     /* the command line; all zero: no option */
 };
 
 #define SV_CFG_FSIZE(type, field) sizeof(((type *)0)->field)
 /* min > max: no range check */
 
-/* Row builders; @T is the struct the table describes. */
-#define SV_CFG_KEY_BOOL(T, f, n, d, h) { .name = n, .type = SV_CFG_BOOL, .offset = offsetof(T, f), \
-	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .def = d, .help = h }
-#define SV_CFG_KEY_INT(T, f, n, lo, hi, d, h) { .name = n, .type = SV_CFG_INT, .offset = offsetof(T, f), \
-	.size = SV_CFG_FSIZE(T, f), .min = lo, .max = hi, .def = d, .help = h }
-#define SV_CFG_KEY_UINT(T, f, n, lo, hi, d, h) { .name = n, .type = SV_CFG_UINT, .offset = offsetof(T, f), \
-	.size = SV_CFG_FSIZE(T, f), .min = lo, .max = hi, .def = d, .help = h }
-#define SV_CFG_KEY_DOUBLE(T, f, n, lo, hi, d, h) { .name = n, .type = SV_CFG_DOUBLE, \
-	.offset = offsetof(T, f), .size = SV_CFG_FSIZE(T, f), .min = lo, .max = hi, .def = d, .help = h }
-#define SV_CFG_KEY_STRING(T, f, n, d, h) { .name = n, .type = SV_CFG_STRING, .offset = offsetof(T, f), \
-	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .def = d, .help = h }
-#define SV_CFG_KEY_ENUM(T, f, n, nm, d, h) { .name = n, .type = SV_CFG_ENUM, .offset = offsetof(T, f), \
-	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .def = d, .help = h, .names = nm }
-#define SV_CFG_KEY_MAC(T, f, n, d, h) { .name = n, .type = SV_CFG_MAC, .offset = offsetof(T, f), \
-	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .def = d, .help = h }
-#define SV_CFG_KEY_DOUBLES(T, f, n, lo, hi, d, h) { .name = n, .type = SV_CFG_DOUBLES, \
+/* Row builders; @T is the struct the table describes. What follows the help designates more fields:
+ * .flags = SV_CFG_ZERO, .check = fn, the option that sets the key: SV_OPT("duration", 'd', "S") (sv_cli.h). */
+#define SV_CFG_KEY_BOOL(T, f, n, d, h, ...) { .name = n, .type = SV_CFG_BOOL, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .def = d, .help = h, __VA_ARGS__ }
+#define SV_CFG_KEY_INT(T, f, n, lo, hi, d, h, ...) { .name = n, .type = SV_CFG_INT, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = lo, .max = hi, .def = d, .help = h, __VA_ARGS__ }
+#define SV_CFG_KEY_UINT(T, f, n, lo, hi, d, h, ...) { .name = n, .type = SV_CFG_UINT, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = lo, .max = hi, .def = d, .help = h, __VA_ARGS__ }
+#define SV_CFG_KEY_DOUBLE(T, f, n, lo, hi, d, h, ...) { .name = n, .type = SV_CFG_DOUBLE, \
+	.offset = offsetof(T, f), .size = SV_CFG_FSIZE(T, f), .min = lo, .max = hi, .def = d, .help = h, __VA_ARGS__ }
+#define SV_CFG_KEY_STRING(T, f, n, d, h, ...) { .name = n, .type = SV_CFG_STRING, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .def = d, .help = h, __VA_ARGS__ }
+#define SV_CFG_KEY_ENUM(T, f, n, nm, d, h, ...) { .name = n, .type = SV_CFG_ENUM, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .def = d, .help = h, .names = nm, __VA_ARGS__ }
+#define SV_CFG_KEY_MAC(T, f, n, d, h, ...) { .name = n, .type = SV_CFG_MAC, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .def = d, .help = h, __VA_ARGS__ }
+#define SV_CFG_KEY_DOUBLES(T, f, n, lo, hi, d, h, ...) { .name = n, .type = SV_CFG_DOUBLES, \
 	.offset = offsetof(T, f), .size = SV_CFG_FSIZE(T, f), .min = lo, .max = hi, .def = d, .help = h, \
-	.count = SV_CFG_FSIZE(T, f) / sizeof(double) }
-#define SV_CFG_KEY_SECTION(T, f, n, tab, h) { .name = n, .type = SV_CFG_SECTION, .offset = offsetof(T, f), \
-	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .help = h, .sub = tab }
-#define SV_CFG_KEY_LIST(T, f, cnt, n, tab, d, h) { .name = n, .type = SV_CFG_LIST, .offset = offsetof(T, f), \
+	.count = SV_CFG_FSIZE(T, f) / sizeof(double), __VA_ARGS__ }
+#define SV_CFG_KEY_SECTION(T, f, n, tab, h, ...) { .name = n, .type = SV_CFG_SECTION, .offset = offsetof(T, f), \
+	.size = SV_CFG_FSIZE(T, f), .min = 1, .max = 0, .help = h, .sub = tab, __VA_ARGS__ }
+#define SV_CFG_KEY_LIST(T, f, cnt, n, tab, d, h, ...) { .name = n, .type = SV_CFG_LIST, .offset = offsetof(T, f), \
 	.size = sizeof(((T *)0)->f[0]), .min = 1, .max = 0, .def = d, .help = h, .sub = tab, \
-	.count = SV_CFG_FSIZE(T, f) / sizeof(((T *)0)->f[0]), .count_offset = offsetof(T, cnt) }
+	.count = SV_CFG_FSIZE(T, f) / sizeof(((T *)0)->f[0]), .count_offset = offsetof(T, cnt), __VA_ARGS__ }
 #define SV_CFG_KEY_END { .name = NULL }
+
+/* A key row's option (after its help): --@l, -@s (0: none), taking @a (NULL: a flag that sets the key to
+ * true); SV_OPT_ID with @i > 0 also calls the program's hook after the key is set (sv_cli.h). */
+#define SV_OPT(l, s, a) .opt = { .name = l, .short_name = s, .arg = a }
+#define SV_OPT_ID(l, s, a, i) .opt = { .name = l, .short_name = s, .arg = a, .id = i }
 
 /* Where and what went wrong. line/column are 1-based; 0 when the error has no position (overrides). */
 struct sv_cfg_error {
@@ -122,6 +154,10 @@ int sv_config_load_string(const struct sv_cfg_key *tab, void *obj, const char *t
  * *@line and *@column are 0 unless 0 is returned. */
 int sv_config_locate(const char *file, const char *path, const char *value, unsigned *line, unsigned *column);
 
+/* Sets the key at @path (the syntax above) to @value, as sv_config_set does "path=value". */
+int sv_config_set_value(const struct sv_cfg_key *tab, void *obj, const char *path, const char *value,
+			struct sv_cfg_error *err);
+
 /* Applies one "path=value" override. For SV_CFG_DOUBLES the value is "[a, b, c]" or one number; for a
  * list path without a key ("streams[3]") nothing but the append happens. Returns 0 or -EINVAL. */
 int sv_config_set(const struct sv_cfg_key *tab, void *obj, const char *assignment, struct sv_cfg_error *err);
@@ -130,15 +166,27 @@ int sv_config_set(const struct sv_cfg_key *tab, void *obj, const char *assignmen
  * (doubles printed to round-trip exactly). Returns 0 or -EIO. */
 int sv_config_print(const struct sv_cfg_key *tab, const void *obj, FILE *f);
 
-/* Writes one line per key ("  streams[].signal.frequency  double 40..70 (50)  help"). */
+/* The value of the scalar key at @path ("scl.file"; no list elements) in @obj, as text into @buf: the
+ * dump's syntax without a string's quotes (escapes kept). 0, -ENOENT (no such scalar key), -ENOSPC. */
+int sv_config_get(const struct sv_cfg_key *tab, const void *obj, const char *path, char *buf, size_t n);
+
+/* Writes one line per key ("  streams[].signal.frequency  double 40..70 (50)  help"); command-line rows
+ * (SV_CFG_CLI) are not keys: sv_cli_help writes them. */
 void sv_config_help(const struct sv_cfg_key *tab, FILE *f);
 
 /* The row of @tab (one level: no dotted path) whose name is @name, or NULL with errno ENOENT. */
 const struct sv_cfg_key *sv_config_find_key(const struct sv_cfg_key *tab, const char *name);
+/* The same for a path through sections ("scl.file"; no list elements), or NULL with errno ENOENT. */
+const struct sv_cfg_key *sv_config_find_path(const struct sv_cfg_key *tab, const char *path);
 
-/* Writes @k's range "min..max" into @buf as the out-of-range messages and sv_config_help print it (%.15g).
- * Returns 0, or -ENOENT with @buf empty when the row has no range (min > max). */
+/* Writes @k's range "min..max" ("0 or min..max" with SV_CFG_ZERO) into @buf as the out-of-range messages,
+ * sv_config_help and --help print it (%.15g). Returns 0, or -ENOENT with @buf empty when the row has no
+ * range (min > max). */
 int sv_config_format_range(const struct sv_cfg_key *k, char *buf, size_t n);
+
+/* Writes the values @k takes into @buf: an enum's names ("a|b|c"), else its range (sv_config_format_range)
+ * with ", a power of two" for SV_CFG_POW2. Returns 0, or -ENOENT with @buf empty when it says nothing. */
+int sv_config_format_values(const struct sv_cfg_key *k, char *buf, size_t n);
 
 /* Strict scalar parsers used by the table, for programs' own options. 0 or -EINVAL / -ERANGE. */
 int sv_parse_int64(const char *s, int64_t *out);

@@ -12,6 +12,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "sv_config.h"
 #include "sv_json.h"
 #include "sv_log.h"
 #include "sv_record.h"
@@ -806,33 +807,28 @@ static void writer_release(struct sv_record_writer *w)
 
 int sv_record_parse_keep(const char *s, uint32_t *keep)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
-	if (!s || !*s)
+	if (!s)
 		return -EINVAL;
 	if (!strcmp(s, "all")) {
 		*keep = SV_REC_KEEP_ALL;
 		return 0;
 	}
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > SV_REC_KEEP_MAX)
+	if (sv_parse_uint64(s, &v) || v > SV_REC_KEEP_MAX)
 		return -EINVAL;
 	*keep = (uint32_t)v;
 	return 0;
 }
 
-void sv_record_opts_default(struct sv_record_opts *o)
+int sv_record_check_keep(const char *s, char *msg, size_t n)
 {
-	/* the strings the config tables use, read once: one source for every tool */
-	o->size_mib = (uint32_t)strtoul(SV_REC_SIZE_MIB_DEFAULT, NULL, 10);
-	o->keep = SV_REC_KEEP_DEFAULT;
-	o->flush_ms = (uint32_t)strtoul(SV_REC_FLUSH_MS_DEFAULT, NULL, 10);
-	o->sync_ms = (uint32_t)strtoul(SV_REC_SYNC_MS_DEFAULT, NULL, 10);
-	o->min_free_mib = (uint32_t)strtoul(SV_REC_MIN_FREE_MIB_DEFAULT, NULL, 10);
+	uint32_t keep;
+
+	if (!sv_record_parse_keep(s, &keep))
+		return 0;
+	snprintf(msg, n, "'%.100s' is not " SV_REC_KEEP_SYNTAX, s);
+	return -EINVAL;
 }
 
 int sv_record_cfg_opts(struct sv_record_writer_cfg *cfg, const struct sv_record_opts *o)

@@ -510,6 +510,9 @@ struct sv_record_writer;
 /* The tools' --record-keep / record_keep: "all" (SV_REC_KEEP_ALL) or a count 0..SV_REC_KEEP_MAX.
  * 0, or -EINVAL (@keep unchanged). */
 int sv_record_parse_keep(const char *s, uint32_t *keep);
+/* The same as the config tables' check of record_keep (struct sv_cfg_key.check): -EINVAL with "'x' is not
+ * " SV_REC_KEEP_SYNTAX in @msg. */
+int sv_record_check_keep(const char *s, char *msg, size_t n);
 
 /* Rotated part @n (1 = the newest before the live file) of the record @path: "PATH.N". 0, or
  * -ENAMETOOLONG. The one naming the writer and svreport share. */
@@ -567,8 +570,6 @@ struct sv_record_opts {
 	uint32_t sync_ms;		/* record_sync_ms */
 	uint32_t min_free_mib;		/* record_min_free_mib */
 };
-/* The defaults above into @o (for a tool without a config table: svtrace). */
-void sv_record_opts_default(struct sv_record_opts *o);
 /* @o into @cfg (rotate_bytes, rotate_keep, flush_ns, sync_ns, min_free_bytes). 0, or -EINVAL when
  * o->keep is not SV_REC_KEEP_SYNTAX (@cfg unchanged). */
 int sv_record_cfg_opts(struct sv_record_writer_cfg *cfg, const struct sv_record_opts *o);
@@ -579,24 +580,32 @@ int sv_record_cfg_opts(struct sv_record_writer_cfg *cfg, const struct sv_record_
 				  .min_free_mib = (c)->record_min_free_mib })
 /* Their rows in the tool's config table (sv_config.h, which the table's file includes): struct @T holds
  * uint32_t record_size_mib, record_flush_ms, record_sync_ms, record_min_free_mib and char record_keep[16];
- * @what names the record option in the help ("record", "--record"). */
-#define SV_REC_CFG_ROWS(T, what)                                                                       \
+ * @what names the record option in the help ("record", "--record"); @O is SV_REC_OPTS to give each key its
+ * option (--record-size, --record-keep, ...: svsub, svtrace), SV_REC_NO_OPTS for keys alone (svpub -s). */
+#define SV_REC_OPTS(opt) opt
+#define SV_REC_NO_OPTS(opt)
+#define SV_REC_CFG_ROWS(T, what, O)                                                                    \
 	SV_CFG_KEY_UINT(T, record_size_mib, "record_size_mib", 0, 1 << 20, SV_REC_SIZE_MIB_DEFAULT,        \
-			what ": a new part every N MiB (FILE newest, then FILE.1 ...); 0 = one file"),      \
+			what ": a new part every N MiB (FILE newest, then FILE.1 ...); 0 = one file",       \
+			O(SV_OPT("record-size", 0, "N"))),                                                  \
 	SV_CFG_KEY_STRING(T, record_keep, "record_keep", SV_REC_KEEP_DEFAULT,                               \
 			  what ": rotated parts kept besides FILE, the oldest deleted first: a number "       \
-			  "(0..1000000) or all (then only the free-space floor deletes)"),                  \
+			  "(0..1000000) or all (then only the free-space floor deletes)",                   \
+			  .check = sv_record_check_keep, O(SV_OPT("record-keep", 0, "N|all"))),             \
 	SV_CFG_KEY_UINT(T, record_flush_ms, "record_flush_ms", 0, SV_REC_FLUSH_MS_MAX,                     \
 			SV_REC_FLUSH_MS_DEFAULT,                                                           \
 			what ": write a partial block once its records waited N ms (a killed process loses " \
-			"at most that); 0 = only full blocks"),                                             \
+			"at most that); 0 = only full blocks",                                              \
+			O(SV_OPT("record-flush-ms", 0, "N"))),                                              \
 	SV_CFG_KEY_UINT(T, record_sync_ms, "record_sync_ms", 0, SV_REC_SYNC_MS_MAX, SV_REC_SYNC_MS_DEFAULT, \
 			what ": fdatasync every N ms, for a host that may lose power (it may delay the loop " \
-			"by the disk's latency); 0 = never"),                                               \
+			"by the disk's latency); 0 = never",                                                \
+			O(SV_OPT("record-sync-ms", 0, "N"))),                                               \
 	SV_CFG_KEY_UINT(T, record_min_free_mib, "record_min_free_mib", 0, SV_REC_MIN_FREE_MIB_MAX,          \
 			SV_REC_MIN_FREE_MIB_DEFAULT,                                                       \
 			what ": free-space floor (MiB) of the record's filesystem: below it the run's oldest " \
-			"parts are deleted, then blocks held back (counted); 0 = none")
+			"parts are deleted, then blocks held back (counted); 0 = none",                     \
+			O(SV_OPT("record-min-free", 0, "N")))
 
 /* Defines (or redefines) stream @s->stream. Kept in the writer's table and repeated at the start of
  * every later part. Returns 0, -EINVAL (index >= SV_REC_MAX_STREAMS, svid empty or > 129 octets or not

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sv_cli.h"
 #include "sv_record.h"
 #include "sv_scl.h"
 #include "svpub_signal.h" /* SVPUB_CHANNELS */
@@ -99,8 +100,10 @@ static const struct sv_cfg_key stream_table[] = {
 
 #define L struct svpub_scl_cfg
 static const struct sv_cfg_key scl_table[] = {
-	SV_CFG_KEY_STRING(L, file, "file", "", "SCL file (SCD, CID, ...) whose streams replace streams[] (keys of the "
-			  "file still override them); empty = none"),
+	SV_CFG_KEY_STRING(L, file, "file", "",
+			  "SCL file (SCD, CID, ...) whose merging unit's streams replace streams[]: svID, APPID, MAC, "
+			  "VLAN, confRev, datSet, SmvOpts, smpRate/smpMod, nofASDU, the dataset and its sVC scale "
+			  "factors (the configuration's keys and -s override them); empty = none"),
 	SV_CFG_KEY_STRING(L, ied, "ied", "", "the merging unit; empty = the file's one IED with SV control blocks"),
 	SV_CFG_KEY_STRING(L, svcb, "svcb", "", "LD/NAME[,LD/NAME...]: only these blocks; empty = every block of the IED"),
 	SV_CFG_KEY_END,
@@ -137,27 +140,51 @@ static const struct sv_cfg_key af_xdp_table[] = {
 
 #define C struct svpub_config
 const struct sv_cfg_key svpub_config_table[] = {
-	SV_CFG_KEY_STRING(C, interface, "interface", "", "network interface (af_packet, af_xdp)"),
+	SV_CLI_ROW_CONFIG('c'),
+	SV_CFG_KEY_STRING(C, interface, "interface", "", "network interface to publish on (af_packet, af_xdp)",
+			  SV_OPT_ID("interface", 'i', "IF", SVPUB_OPT_INTERFACE)),
 	SV_CFG_KEY_ENUM(C, backend, "backend", svpub_backend_names, "af_packet", "transmit back-end"),
-	SV_CFG_KEY_STRING(C, output, "output", "", "pcap back-end: file to write (.pcap or .pcapng)"),
+	SV_CLI_OPT("af-xdp", 'x', NULL, SVPUB_OPT_AF_XDP, "use the AF_XDP back-end on the interface"),
+	SV_CFG_KEY_STRING(C, output, "output", "",
+			  "pcap back-end: write a capture (.pcap or .pcapng) instead, timestamps = scheduled times, "
+			  "not paced (needs duration or streams[].count; not with an interface)",
+			  SV_OPT_ID("write", 'w', "FILE.pcap", SVPUB_OPT_WRITE)),
 	SV_CFG_KEY_ENUM(C, clock, "clock", clock_names, "tai", "clock of the deadlines and timestamps"),
 	SV_CFG_KEY_INT(C, cpu, "cpu", -1, 1023, "-1", "pin the scheduler thread to this CPU; -1 = no"),
 	SV_CFG_KEY_UINT(C, priority, "priority", 0, 99, "0", "SCHED_FIFO priority; 0 = normal scheduling"),
 	SV_CFG_KEY_BOOL(C, mlockall, "mlockall", "false", "lock memory (no page faults while pacing)"),
-	SV_CFG_KEY_DOUBLE(C, duration, "duration", 0, 1e9, "0", "seconds to publish; 0 = until stopped"),
-	SV_CFG_KEY_STRING(C, record, "record", "", "per-frame record file; empty = none"),
-	SV_REC_CFG_ROWS(C, "record"),
+	SV_CFG_KEY_DOUBLE(C, duration, "duration", 0, 1e9, "0", "seconds to publish; 0 = until SIGINT/SIGTERM",
+			  SV_OPT("duration", 'd', "S")),
+	SV_CFG_KEY_STRING(C, record, "record", "",
+			  "per-frame records (svkit record format, svreport reads them); their parts, flushes and "
+			  "free-space floor: the record_* keys. A full disk never stops publishing: blocks that cannot "
+			  "be written are counted (summary, --json, the file's UNWRITTEN and END records) and later "
+			  "ones tried; empty = none",
+			  SV_OPT("record", 'r', "FILE")),
+	SV_REC_CFG_ROWS(C, "record", SV_REC_NO_OPTS),
 	SV_CFG_KEY_ENUM(C, late_policy, "late", late_names, "send",
 			"a frame past its deadline by more than late_threshold_us: send it late, or skip it"),
 	SV_CFG_KEY_UINT(C, late_threshold_us, "late_threshold_us", 0, 1000000, "100", "when a frame is late"),
-	SV_CFG_KEY_BOOL(C, unpaced, "unpaced", "false", "send as fast as possible (throughput tests)"),
+	SV_CFG_KEY_BOOL(C, unpaced, "unpaced", "false", "send as fast as possible (throughput tests)",
+			SV_OPT("unpaced", 'u', NULL)),
 	SV_CFG_KEY_UINT(C, batch, "batch", 1, 1024, "64", "unpaced: frames per send call"),
 	SV_CFG_KEY_BOOL(C, status, "status", "true", "one status line per second on stderr"),
+	SV_CLI_FLAG("quiet", 'q', "status", "false", "no status line per second"),
 	SV_CFG_KEY_SECTION(C, af_packet, "af_packet", af_packet_table, "AF_PACKET back-end"),
 	SV_CFG_KEY_SECTION(C, af_xdp, "af_xdp", af_xdp_table, "AF_XDP back-end"),
 	SV_CFG_KEY_SECTION(C, scl, "scl", scl_table, "streams from an SCL file (IEC 61850-6)"),
+	SV_CLI_ROW("scl", 0, "FILE", "scl.file", NULL, 0, SV_OPT_EARLY, NULL),
+	SV_CLI_ROW("ied", 0, "NAME", "scl.ied", NULL, 0, SV_OPT_EARLY, NULL),
+	SV_CLI_ROW("svcb", 0, "LD/NAME", NULL, NULL, SVPUB_OPT_SVCB, SV_OPT_EARLY,
+		   "only this control block (repeat, or LD/A,LD/B; adds to scl.svcb)"),
 	SV_CFG_KEY_LIST(C, streams, nstreams, "streams", stream_table, "1", "the streams to publish"),
-	SV_CFG_KEY_END,
+	SV_CLI_OPT("set", 's', "KEY=VALUE", SV_CLI_SET,
+		   "override any key (--help-config), e.g. streams[0].svid=MU01, streams[*].vlan_id=-1"),
+	SV_CLI_OPT("json", 'j', NULL, SVPUB_OPT_JSON, "final summary as one JSON object on stdout"),
+	SV_CLI_OPT("verbose", 'v', NULL, SVPUB_OPT_VERBOSE, "more messages"),
+	SV_CLI_ROW_READY_FILE,
+	SV_CLI_ROW_HELP_CONFIG,
+	SV_CLI_ROWS_END,
 };
 #undef C
 
@@ -483,15 +510,11 @@ static int stream_rules(struct svpub_stream_cfg *s, unsigned i, struct rule *r)
 
 static int resolve(struct svpub_config *c, struct rule *r)
 {
-	uint32_t keep;
 	int err;
 
 	memset(r->err, 0, sizeof(*r->err));
 	r->n = 0;
-	if (sv_record_parse_keep(c->record_keep, &keep)) {
-		place(r, "record_keep", c->record_keep);
-		return broken(r, "record_keep", "'%s' is not " SV_REC_KEEP_SYNTAX, c->record_keep);
-	}
+	/* record_keep: checked by its row (sv_record_check_keep) */
 	if (!c->nstreams) {
 		place(r, "streams", NULL); /* only the file can empty the list (--set appends) */
 		return broken(r, "streams", "at least one stream is needed");

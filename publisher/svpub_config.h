@@ -155,6 +155,17 @@ struct svpub_config {
 	struct svpub_stream_cfg streams[SVPUB_MAX_STREAMS];
 };
 
+/* The options svpub.c's hook handles (struct sv_cfg_opt.id, sv_cli.h). */
+enum svpub_opt {
+	SVPUB_OPT_INTERFACE = 1, /* -i: also leaves the pcap back-end */
+	SVPUB_OPT_WRITE,	 /* -w: the pcap back-end */
+	SVPUB_OPT_AF_XDP,	 /* -x */
+	SVPUB_OPT_SVCB,		 /* --svcb: adds to scl.svcb */
+	SVPUB_OPT_JSON,		 /* -j */
+	SVPUB_OPT_VERBOSE,	 /* -v */
+};
+
+/* Every key and every option of svpub (sv_config.h, sv_cli.h). */
 extern const struct sv_cfg_key svpub_config_table[];
 extern const char *const svpub_backend_names[];
 extern const char *const svpub_event_names[];

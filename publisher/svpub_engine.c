@@ -13,6 +13,7 @@
 #include "sv_codec.h"
 #include "sv_json.h"
 #include "sv_log.h"
+#include "sv_ready.h"
 #include "sv_record.h"
 #include "svpub_signal.h"
 #include "svpub_tx.h"
@@ -409,14 +410,16 @@ static bool frame_prepare(struct svpub *p, unsigned si, unsigned slot, int64_t t
 static void status_line(struct svpub *p, int64_t now)
 {
 	struct sv_stats_summary s;
-	char buf[256];
+	char buf[256], line[512];
 
 	sv_stats_summarize(&p->sec_lateness, &s);
 	sv_stats_summary_format(&s, buf, sizeof(buf));
-	fprintf(stderr, "svpub: %" PRIu64 " frames (%" PRIu64 "/s) late %" PRIu64 " skipped %" PRIu64
-			" outage %" PRIu64 " tx-ts %" PRIu64 " | wake-up lateness %s\n",
-		p->tot.frames, p->tot.frames - p->status_frames, p->tot.late, p->tot.skipped, p->tot.outage,
-		p->tot.tx_timestamps, p->paced ? buf : "(unpaced)");
+	snprintf(line, sizeof(line), "%" PRIu64 " frames (%" PRIu64 "/s) late %" PRIu64 " skipped %" PRIu64
+			" outage %" PRIu64 " tx-ts %" PRIu64 " | wake-up lateness %s",
+		 p->tot.frames, p->tot.frames - p->status_frames, p->tot.late, p->tot.skipped, p->tot.outage,
+		 p->tot.tx_timestamps, p->paced ? buf : "(unpaced)");
+	fprintf(stderr, "svpub: %s\n", line);
+	sv_ready_status(line); /* systemctl status: the same line */
 	p->status_frames = p->tot.frames;
 	sv_stats_init(&p->sec_lateness);
 	p->next_status_ns = now + SV_NSEC_PER_SEC;

@@ -183,11 +183,24 @@ extern const struct svapp_ops svapp_overcurrent_ops; /* "overcurrent": ANSI 50, 
 extern const struct svapp_ops svapp_phasor_ops;	     /* "phasor": per-cycle RMS/angle, one line per second */
 
 /*
- * svsub's configuration file (svsub -c FILE), through common/sv_config's table: every key mirrors a
- * command-line option of the same meaning; options given on the command line override the file.
- * Lives here (svapp_config.c) because svsub.c keeps only main() and its option parsing.
+ * svsub's configuration file (svsub -c FILE) and command line, through common/sv_config's table: most keys
+ * are also an option of the same meaning (sv_cli.h); options given on the command line override the file.
+ * Lives here (svapp_config.c) because svsub.c keeps only main() and what the options leave to it.
  */
 enum svsub_cfg_backend { SVSUB_CFG_AF_XDP = 0, SVSUB_CFG_AF_PACKET };
+
+/* The options svsub.c's hook handles (struct sv_cfg_opt.id, sv_cli.h). */
+enum svsub_opt {
+	SVSUB_OPT_READ = 1,  /* --read, --interface: a source on the command line replaces the file's */
+	SVSUB_OPT_INTERFACE,
+	SVSUB_OPT_LIVE_ONLY, /* --backend, --duration: with --interface only */
+	SVSUB_OPT_JSON,	     /* --json, --jsonl: the command line's one replaces the file's other one */
+	SVSUB_OPT_JSONL,
+	SVSUB_OPT_APP,	     /* --app NAME: one of the applications */
+	SVSUB_OPT_APPID,     /* --appid N, --group MAC: the receive filter, repeated */
+	SVSUB_OPT_GROUP,
+	SVSUB_OPT_VERBOSE,
+};
 
 /* datasets: what seqData holds per stream (sv_dataset.h), declared in the file only. */
 #define SVSUB_CFG_MAX_DATASETS 16
@@ -222,6 +235,7 @@ struct svsub_file_config {
 	double max_latency_ms;
 	double clock_tolerance_us;
 	bool clock_trusted;	/* treat the host clock as synchronised (adjtimex ignored) */
+	char record[256];	/* per-sample records ("" none) */
 	uint32_t record_size_mib; /* --record: a new part every N MiB, 0 one file */
 	char record_keep[16];	/* --record: rotated parts kept, "all" or a count (sv_record_parse_keep) */
 	uint32_t record_flush_ms; /* --record: a partial block is written after N ms, 0 never */
@@ -236,6 +250,15 @@ struct svsub_file_config {
 	char ied[SV_SCL_NAME_LEN]; /* --ied: the IED whose subscriptions are expected ("" the whole file) */
 	unsigned ndatasets;
 	struct svsub_cfg_dataset datasets[SVSUB_CFG_MAX_DATASETS];
+	/* live receive (svrx_config): the same values and meaning */
+	char interface_b[64];	/* PRP LAN B ("" none) */
+	int xdp_mode;		/* enum svrx_xdp_mode */
+	int zerocopy;		/* enum svrx_tristate */
+	int32_t queue;		/* -1: every rx queue */
+	uint32_t umem_frames;	/* 0: fit RLIMIT_MEMLOCK */
+	bool need_wakeup;
+	uint32_t busy_poll_us;
+	bool promiscuous;
 };
 
 extern const struct sv_cfg_key svsub_config_table[];
@@ -244,25 +267,8 @@ extern const char *const svsub_cfg_backend_names[];
 /* Defaults. Returns 0 or -EINVAL (table bug). */
 int svsub_config_init(struct svsub_file_config *c);
 
-/*
- * Finds "-c FILE", "-cFILE", "--config FILE" or "--config=FILE" in @argv (before "--"); also whether a
- * source (-r/--read, -i/--interface) is named. Returns the last config path or NULL.
- */
-const char *svsub_config_prescan(int argc, char **argv, bool *cli_source);
-
-/*
- * The table is the one source of the ranges: the command-line options that mirror a key (--wrap, --pickup,
- * ...) are parsed through it too, plus the rule it cannot express, applied to the file and the command line
- * alike: wrap and resync_run are 0 (automatic) or at least 2.
- */
-/* Sets @key of @c from @value (the key's syntax and range). 0, or -EINVAL with "what is wrong" in @msg
- * (e.g. "1 is out of range 0 or 2..65536"); @c is unchanged then. */
-int svsub_config_set_opt(struct svsub_file_config *c, const char *key, const char *value, char *msg,
-			 size_t size);
-/* The accepted values of @key for --help and messages: "0..65535", "0 or 2..65536". 0 or -ENOENT. */
-int svsub_config_range(const char *key, char *buf, size_t size);
-/* After a file was loaded into @c: the rule above, and every dataset builds (svsub_config_datasets). 0, or
- * -EINVAL with "path:line:column: key: what" in @msg. */
+/* After a file was loaded into @c: every dataset builds (svsub_config_datasets). 0, or -EINVAL with
+ * "path:line:column: key: what" in @msg. */
 int svsub_config_check(const struct svsub_file_config *c, const char *path, char *msg, size_t size);
 
 /*

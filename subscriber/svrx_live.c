@@ -9,6 +9,7 @@
 #include "sv_clock.h"
 #include "sv_json.h"
 #include "sv_log.h"
+#include "sv_ready.h"
 #include "svrx_live.h"
 #include "sv_record.h"
 
@@ -24,9 +25,6 @@ static const uint8_t ts_src_map[4] = {
  * takes. Under load a large batch means fewer poll() calls and fill-ring refills per frame; at light load
  * batches are a frame or two whatever the maximum. */
 #define LIVE_BATCH 256
-
-#define LIVE_STR_(x) #x
-#define LIVE_STR(x) LIVE_STR_(x)
 
 /* How often the links' state is read (svrx_link_check: three ioctls per interface), and how long a handle
  * whose receive call failed with a transient error (its link went down) rests before it is polled again. */
@@ -48,137 +46,6 @@ void svrx_live_opts_init(struct svrx_live_opts *o)
 	memset(o, 0, sizeof(*o));
 	svrx_config_init(&o->cfg);
 	o->status = true;
-}
-
-static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 0);
-	return (errno || end == s || *end || *out > max || *s == '-') ? -EINVAL : 0;
-}
-
-static int parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned v[6];
-	char tail;
-
-	if (sscanf(s, "%2x%*1[:-]%2x%*1[:-]%2x%*1[:-]%2x%*1[:-]%2x%*1[:-]%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4],
-		   &v[5], &tail) != 6)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)v[i];
-	return 0;
-}
-
-/* Ranges of the numeric receive options, literal so that the messages can name them (LIVE_STR). */
-#define LIVE_QUEUE_MAX 63
-_Static_assert(LIVE_QUEUE_MAX == SVRX_MAX_QUEUES * 4 - 1, "LIVE_QUEUE_MAX");
-#define LIVE_BUSY_POLL_MAX 1000000
-#define LIVE_UMEM_FRAMES_MIN 256 /* a fill ring and an RX ring of at least this many, and room to refill */
-#define LIVE_UMEM_FRAMES_MAX 1048576
-
-static const char *live_opt_name(int c)
-{
-	static const struct option names[] = { SVRX_LIVE_LONGOPTS, { 0 } };
-
-	for (const struct option *o = names; o->name; o++)
-		if (o->val == c)
-			return o->name;
-	return "?";
-}
-
-int svrx_live_parse_opt(struct svrx_live_opts *o, int c, const char *arg)
-{
-	const char *want;
-	unsigned long u;
-
-	switch (c) {
-	case SVRX_OPT_INTERFACE_B:
-		o->ifname_b = arg;
-		return 0;
-	case SVRX_OPT_XDP_MODE:
-		want = "auto, native or skb";
-		if (svrx_xdp_mode_parse(arg, &o->cfg.xdp_mode))
-			goto bad;
-		return 0;
-	case SVRX_OPT_ZEROCOPY:
-		want = "auto, on or off";
-		if (!strcmp(arg, "auto"))
-			o->cfg.zerocopy = SVRX_AUTO;
-		else if (!strcmp(arg, "on"))
-			o->cfg.zerocopy = SVRX_ON;
-		else if (!strcmp(arg, "off"))
-			o->cfg.zerocopy = SVRX_OFF;
-		else
-			goto bad;
-		return 0;
-	case SVRX_OPT_QUEUE:
-		want = "an rx queue number in 0.." LIVE_STR(LIVE_QUEUE_MAX);
-		if (parse_ulong(arg, LIVE_QUEUE_MAX, &u))
-			goto bad;
-		o->cfg.queue = (int)u;
-		return 0;
-	case SVRX_OPT_BUSY_POLL:
-		want = "microseconds in 0.." LIVE_STR(LIVE_BUSY_POLL_MAX);
-		if (parse_ulong(arg, LIVE_BUSY_POLL_MAX, &u))
-			goto bad;
-		o->cfg.busy_poll_us = (unsigned)u;
-		return 0;
-	case SVRX_OPT_NO_WAKEUP:
-		o->cfg.need_wakeup = false;
-		return 0;
-	case SVRX_OPT_APPID:
-		want = "an APPID in 0..0xffff, given at most " LIVE_STR(SVRX_MAX_APPIDS) " times";
-		if (parse_ulong(arg, 0xffff, &u) || o->cfg.n_appids >= SVRX_MAX_APPIDS)
-			goto bad;
-		o->cfg.appids[o->cfg.n_appids++] = (uint16_t)u;
-		return 0;
-	case SVRX_OPT_GROUP:
-		want = "a MAC address xx:xx:xx:xx:xx:xx, given at most " LIVE_STR(SVRX_MAX_GROUPS) " times";
-		if (o->cfg.n_groups >= SVRX_MAX_GROUPS || parse_mac(arg, o->cfg.groups[o->cfg.n_groups]))
-			goto bad;
-		o->cfg.n_groups++;
-		return 0;
-	case SVRX_OPT_PROMISC:
-		o->cfg.promiscuous = true;
-		return 0;
-	case SVRX_OPT_UMEM_FRAMES:
-		want = "UMEM frames per socket in " LIVE_STR(LIVE_UMEM_FRAMES_MIN) ".." LIVE_STR(LIVE_UMEM_FRAMES_MAX);
-		if (parse_ulong(arg, LIVE_UMEM_FRAMES_MAX, &u) || u < LIVE_UMEM_FRAMES_MIN)
-			goto bad;
-		o->cfg.frames = (uint32_t)u;
-		return 0;
-	default:
-		return -ENOENT;
-	}
-bad:
-	fprintf(stderr, "svsub: --%s: invalid value '%s' (want %s)\nTry 'svsub --help'.\n", live_opt_name(c), arg,
-		want);
-	return -EINVAL;
-}
-
-void svrx_live_usage(FILE *f)
-{
-	fprintf(f, "Live receive:\n"
-	      "      --interface-b IF     PRP (IEC 62439-3): also receive LAN B on IF; duplicates are discarded\n"
-	      "                           by their redundancy trailer and counted per LAN\n"
-	      "      --xdp-mode MODE      af_xdp: auto (native, else skb), native or skb\n"
-	      "      --zerocopy WHEN      af_xdp: auto (zero-copy if the driver can, else copy), on, off\n"
-	      "      --queue N            af_xdp: bind rx queue N only (0..%d; default: every rx queue)\n"
-	      "      --umem-frames N      af_xdp: UMEM frames per socket (%d..%d; default: fit RLIMIT_MEMLOCK)\n"
-	      "      --no-need-wakeup     af_xdp: do not use XDP_USE_NEED_WAKEUP\n"
-	      "      --busy-poll US       busy polling, 0..%d us (af_xdp: SO_BUSY_POLL + SO_PREFER_BUSY_POLL;\n"
-	      "                           af_packet: spin on the ring); costs a core; 0: off (the default)\n"
-	      "      --appid N            receive only APPID N (0..0xffff; up to %d times; in the kernel)\n"
-	      "      --group MAC          join this multicast group (up to %d times; default: the whole SV range\n"
-	      "                           01-0C-CD-04-00-00..01-FF through all-multicast)\n"
-	      "      --promiscuous        also put IF in promiscuous mode\n"
-	      "  A link that goes down (or an interface that is down at start) is waited for: said once on stderr\n"
-	      "  and counted (source.rx[].link_down); an interface that disappears ends the run (exit 1).\n",
-	      LIVE_QUEUE_MAX, LIVE_UMEM_FRAMES_MIN, LIVE_UMEM_FRAMES_MAX, LIVE_BUSY_POLL_MAX, SVRX_MAX_APPIDS,
-	      SVRX_MAX_GROUPS);
 }
 
 static const char *lan_name(const struct svrx_live *l, unsigned i)
@@ -299,13 +166,16 @@ int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic
 			struct svsub_proc_counts c;
 			struct svrx_stats st;
 			uint64_t drops = 0;
+			char line[160];
 
 			for (unsigned i = 0; i < l->n; i++)
 				if (!svrx_stats_get(l->rx[i], &st))
 					drops += st.kernel_drops;
 			svsub_proc_counts(p, &c);
-			fprintf(stderr, "svsub: %" PRIu64 " frames, %" PRIu64 " SV, %" PRIu64 " malformed, %" PRIu64
-				" kernel drops\n", c.frames, c.sv, c.malformed, drops);
+			snprintf(line, sizeof(line), "%" PRIu64 " frames, %" PRIu64 " SV, %" PRIu64 " malformed, %" PRIu64
+				 " kernel drops", c.frames, c.sv, c.malformed, drops);
+			fprintf(stderr, "svsub: %s\n", line);
+			sv_ready_status(line); /* systemctl status: the same line */
 			next_status += SV_NSEC_PER_SEC;
 		}
 		for (unsigned i = 0; i < l->n; i++)

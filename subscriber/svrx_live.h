@@ -5,12 +5,11 @@
  * receive-path latency (frame receive stamp to the moment the pipeline, application included, is done with
  * the batch of frames that carried the frame - an upper bound of "done with the frame", read once per batch
  * - on the same clock), the back-end counters and modes, for the summary.
- * svsub.c owns the options table; this module gives it the rows (SVRX_LIVE_LONGOPTS) and the parser.
+ * The receive options are keys of svsub's one table (svapp_config.c); svsub.c fills svrx_live_opts from it.
  */
 #ifndef SVRX_LIVE_H
 #define SVRX_LIVE_H
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,31 +17,6 @@
 #include "sv_stats.h"
 #include "svrx.h"
 #include "svsub_proc.h"
-
-enum {
-	SVRX_OPT_INTERFACE_B = 0x1100,
-	SVRX_OPT_XDP_MODE,
-	SVRX_OPT_ZEROCOPY,
-	SVRX_OPT_QUEUE,
-	SVRX_OPT_BUSY_POLL,
-	SVRX_OPT_NO_WAKEUP,
-	SVRX_OPT_APPID,
-	SVRX_OPT_GROUP,
-	SVRX_OPT_PROMISC,
-	SVRX_OPT_UMEM_FRAMES,
-};
-
-#define SVRX_LIVE_LONGOPTS                                                              \
-	{ "interface-b", required_argument, NULL, SVRX_OPT_INTERFACE_B },               \
-	{ "xdp-mode", required_argument, NULL, SVRX_OPT_XDP_MODE },                     \
-	{ "zerocopy", required_argument, NULL, SVRX_OPT_ZEROCOPY },                     \
-	{ "queue", required_argument, NULL, SVRX_OPT_QUEUE },                           \
-	{ "busy-poll", required_argument, NULL, SVRX_OPT_BUSY_POLL },                   \
-	{ "no-need-wakeup", no_argument, NULL, SVRX_OPT_NO_WAKEUP },                    \
-	{ "appid", required_argument, NULL, SVRX_OPT_APPID },                           \
-	{ "group", required_argument, NULL, SVRX_OPT_GROUP },                           \
-	{ "promiscuous", no_argument, NULL, SVRX_OPT_PROMISC },                         \
-	{ "umem-frames", required_argument, NULL, SVRX_OPT_UMEM_FRAMES }
 
 struct svrx_live_opts {
 	struct svrx_config cfg;	 /* ifname = --interface; backend etc. */
@@ -53,11 +27,6 @@ struct svrx_live_opts {
 
 /* svrx_config_init() + defaults. */
 void svrx_live_opts_init(struct svrx_live_opts *o);
-/* Handles one of the SVRX_OPT_* codes. Returns 0, -EINVAL (message printed on stderr), or -ENOENT when @c
- * is not one of ours. */
-int svrx_live_parse_opt(struct svrx_live_opts *o, int c, const char *arg);
-/* The --help lines of the options above. */
-void svrx_live_usage(FILE *f);
 
 struct svrx_live;
 

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <net/if.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -26,7 +25,10 @@
 #include "svsub_comtrade.h"
 #include "svsub_summary.h"
 #include "svsub_track.h"
-#include "svapp.h" /* app: applications, -c FILE */
+#include "svapp.h" /* app: applications, the keys and options */
+#include "sv_cli.h"
+#include "sv_ready.h"
+#include "svrx.h" /* the receive filter's limits */
 #ifdef SVSUB_HAVE_RX
 #include "svrx.h"
 #include "svrx_live.h" /* rx: live loop, receive options */
@@ -34,434 +36,182 @@
 
 #define PROG "svsub"
 
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
-
 static volatile sig_atomic_t stop_requested;
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
+/* What main() runs from: the effective configuration (file_cfg) as the pipeline takes it. */
 struct opts {
 	const char *read;
 	const char *interface;
-	const char *backend;
+	const char *backend; /* live: "af_xdp" or "af_packet"; NULL offline */
 	const char *write;
 	const char *record; /* per-sample records (svsub_rec) */
 	double duration_s;	/* live: 0 = until SIGINT/SIGTERM */
-	bool duration_set;	/* --duration given (even 0) */
 	bool jsonl;
 	bool json;
-	bool cli_jsonl, cli_json; /* given on the command line: they override the file's other output */
 	bool histograms;
 	bool quiet;
-	bool verbose;
-	bool clock_trusted; /* --clock-trusted: ignore adjtimex's STA_UNSYNC */
+	bool clock_trusted; /* ignore adjtimex's STA_UNSYNC */
 	struct svsub_track_cfg track;
-	/* app: application (--app) and configuration file (-c) */
+	/* app: application (--app) and its parameters */
 	const char *app;
 	struct svapp_params app_params;
-	bool print_config;
+	/* --appid, --group: the receive filter (live) */
+	uint16_t appids[SVRX_MAX_APPIDS];
+	unsigned n_appids;
+	uint8_t groups[SVRX_MAX_GROUPS][6];
+	unsigned n_groups;
 #ifdef SVSUB_HAVE_RX
-	struct svrx_live_opts rx; /* rx: --interface-b, --xdp-mode, ... */
+	struct svrx_live_opts rx; /* rx: the live loop's options */
 #endif
 };
 
-/* The accepted values of a configuration key (svapp_config.c: one source for the file, the options and
- * this help). */
-struct key_ranges {
-	char duration[48], max_streams[48], nominal_hz[48], wrap[48], reorder[48], resync[48], max_latency[48];
-	char clock_tolerance[48];
-	char pickup[48], trip_samples[48], dropoff[48], current_lsb[48], record_size[48];
-	char record_flush[48], record_sync[48], record_min_free[48];
-};
-
-static void usage(FILE *f)
-{
-	struct key_ranges r;
-
-	svsub_config_range("duration", r.duration, sizeof(r.duration));
-	svsub_config_range("max_streams", r.max_streams, sizeof(r.max_streams));
-	svsub_config_range("nominal_hz", r.nominal_hz, sizeof(r.nominal_hz));
-	svsub_config_range("wrap", r.wrap, sizeof(r.wrap));
-	svsub_config_range("reorder_window", r.reorder, sizeof(r.reorder));
-	svsub_config_range("resync_run", r.resync, sizeof(r.resync));
-	svsub_config_range("max_latency_ms", r.max_latency, sizeof(r.max_latency));
-	svsub_config_range("clock_tolerance_us", r.clock_tolerance, sizeof(r.clock_tolerance));
-	svsub_config_range("pickup", r.pickup, sizeof(r.pickup));
-	svsub_config_range("trip_samples", r.trip_samples, sizeof(r.trip_samples));
-	svsub_config_range("dropoff", r.dropoff, sizeof(r.dropoff));
-	svsub_config_range("current_lsb", r.current_lsb, sizeof(r.current_lsb));
-	svsub_config_range("record_size_mib", r.record_size, sizeof(r.record_size));
-	svsub_config_range("record_flush_ms", r.record_flush, sizeof(r.record_flush));
-	svsub_config_range("record_sync_ms", r.record_sync, sizeof(r.record_sync));
-	svsub_config_range("record_min_free_mib", r.record_min_free, sizeof(r.record_min_free));
-	fprintf(f,
-"Usage: " PROG " --read FILE [--jsonl] [--json] [--app NAME] [options]\n"
-"       " PROG " --interface IF [--backend af_xdp|af_packet] [--duration S] [--jsonl] [--json] [--app NAME]\n"
-"                [options]\n"
-"\n"
-"Decodes IEC 61850-9-2 Sampled Values (EtherType 0x88BA, with or without 802.1Q tag) strictly, tracks every\n"
-"stream (APPID, svID): lost samples (smpCnt gaps, across wraps), duplicates, out of order, counter resets,\n"
-"confRev/smpSynch changes, simulation bit, quality, inter-arrival time and, for synchronised streams\n"
-"(smpSynch 2), latency = receive time - sample time.\n"
-"\n"
-"Sources:\n"
-"  -r, --read FILE          read a pcap or pcapng capture (Ethernet); '-' reads stdin\n"
-"  -i, --interface IF       receive live on IF%s\n"
-"      --backend NAME       af_xdp (default) or af_packet\n"
-"      --duration S         live: stop after S seconds (%s; 0 = until SIGINT/SIGTERM: the\n"
-"                           default)\n"
-"Outputs:\n"
-"      --jsonl              one JSON object per ASDU on stdout (malformed frames: {frame, error, offset});\n"
-"                           the text summary then goes to stderr\n"
-"      --json               the final summary as one JSON object on stdout (with --jsonl or --app,\n"
-"                           whose JSON lines share stdout: one more line among them)\n"
-"  -w, --write FILE         save the SV frames with their receive time (.pcapng: pcapng, else pcap, ns)\n"
-"      --record FILE        per-sample records for svreport: T3 (receive) and, live with --app, T4 (the\n"
-"                           application has returned from the frame's samples); no T4 without --app\n"
-"      --record-size MIB    a new part of the record every MIB MiB (%s, default " SV_REC_SIZE_MIB_DEFAULT "; 0 = one file):\n"
-"                           FILE is the newest, FILE.1 the one before; svreport reads them from FILE\n"
-"      --record-keep N|all  rotated parts kept besides FILE, the oldest deleted first (default " SV_REC_KEEP_DEFAULT "; 8 streams\n"
-"                           at 4000 frames/s write about 15 GB an hour; all: only the floor deletes)\n"
-"      --record-flush-ms MS a partial block is written once its records waited MS (%s, default\n"
-"                           " SV_REC_FLUSH_MS_DEFAULT "; 0 = only full blocks): a killed svsub loses at most that\n"
-"      --record-sync-ms MS  fdatasync the record every MS (%s, default " SV_REC_SYNC_MS_DEFAULT ": never), for a\n"
-"                           host that may lose power; it may delay the receive loop by the disk's latency\n"
-"      --record-min-free MIB  free-space floor of the record's filesystem (%s, default " SV_REC_MIN_FREE_MIB_DEFAULT "; 0 =\n"
-"                           none): below it the run's oldest parts are deleted, then blocks held back.\n"
-"                           A full disk never stops receiving or the application: blocks that cannot be\n"
-"                           written are counted (stderr, --json record, the file's UNWRITTEN and END\n"
-"                           records), later ones are tried\n"
-"      --histograms         add inter-arrival and latency histograms to the text summary\n"
-"  -q, --quiet              no text summary, no status lines\n"
-"  -v, --verbose            log more on stderr\n"
-"Stream tracking:\n"
-"      --max-streams N      stream table size (%s, default %u); more streams are counted as overflow.\n"
-"                           A slot is ~85 KiB of address space; memory is taken as streams come (live:\n"
-"                           mapped ahead of them, so that a new stream does not page-fault)\n"
-"      --nominal-hz HZ      nominal frequency for smpRate in samples per period (%s, default 50)\n"
-"      --wrap N             smpCnt wraps at N for every stream (%s; 0 = stated, else learned: the\n"
-"                           default)\n"
-"      --reorder-window N   samples behind the newest that count as late/duplicate (%s; 0 = wrap/2:\n"
-"                           the default)\n"
-"      --resync-run N       consecutive backward samples that confirm a counter restart (%s; 0 = %u:\n"
-"                           the default)\n"
-"      --max-latency-ms MS  larger latencies are outliers (a frame held back, or a clock off by more):\n"
-"                           counted with the largest and when (first, last), kept out of the latency\n"
-"                           histogram (%s; 0 = 500: the default)\n"
-"      --clock-tolerance-us US  negative latencies down to -US are clock granularity (%s, default 20)\n"
-"                           The clock is declared not synchronised, and the latency not reported, only on\n"
-"                           evidence about the clock: a latency below -US (received before it was sampled),\n"
-"                           outliers in more than half of the samples (a clock off shifts them all), or\n"
-"                           the host clock unsynchronised (adjtimex STA_UNSYNC) without --clock-trusted\n"
-"      --clock-trusted      live: treat the host clock as synchronised even when adjtimex reports it\n"
-"                           unsynchronised (publisher and subscriber share this clock: one host, netns\n"
-"                           tests); the other evidence still applies; the JSON summary says so\n"
-"                           (source.clock_trusted). Off by default\n"
-"Application (app):\n"
-"      --app NAME           feed every accepted sample to NAME: overcurrent (ANSI 50, one JSON line per\n"
-"                           trip on stdout; the text summary then goes to stderr), phasor\n"
-"      --pickup A           overcurrent: pickup per phase, primary A RMS (%s, default 1000)\n"
-"      --trip-samples N     overcurrent: consecutive samples over pickup to trip (%s; 0 = a quarter\n"
-"                           cycle, 20 at 80 samples/cycle: the default)\n"
-"      --dropoff R          overcurrent: reset when every phase is below R x pickup (%s, default 0.95)\n"
-"      --no-block-test      overcurrent: do not block on test quality or simulated samples\n"
-"      --current-lsb A      amperes per LSB of the current channels (%s; 0 = the dataset's scale, 0.001\n"
-"                           for 9-2LE: the default)\n"
-"COMTRADE (IEEE C37.111-2013):\n"
-"      --comtrade DIR       write a record into DIR around each trip of --app overcurrent: trigger = the\n"
-"                           pickup (first sample over pickup), status channels PICKUP, TRIP, INCEPTION,\n"
-"                           MISSING (lost samples, marked as missing data) and per channel _INVALID/_TEST;\n"
-"                           times in UTC with tmq_code/leapsec from the clock; written off the receive thread\n"
-"      --comtrade-format F  binary32 (default: raw counts, a = scale), float32 (primary values), ascii\n"
-"      --comtrade-cff       one .cff per record instead of .cfg + .dat + .hdr\n"
-"      --comtrade-pre MS    record before the trigger (default 100)\n"
-"      --comtrade-post MS   record after the trigger (default 200; extended to the trip)\n"
-"      --comtrade-range FROM,TO  also one record per stream of seconds FROM..TO after its first sample\n"
-"                           (at most 60 s; without --app only this one)\n"
-"SCL (IEC 61850-6):\n"
-"      --scl FILE           check every stream against its control block in FILE (SCD, CID, ...): APPID,\n"
-"                           MAC, VLAN, confRev, datSet, nofASDU, smpRate, smpMod, dataset length; streams\n"
-"                           expected and never seen are missing. The blocks' datasets and scale factors\n"
-"                           read the values (after -c's datasets); live, their APPIDs and groups go into the\n"
-"                           receive filter unless --appid / --group are given\n"
-"      --ied NAME           expect the streams IED NAME takes (ExtRef, LSVS, IEDName), or publishes when it\n"
-"                           takes none; default: every block of the file that has an SMV address\n"
-"Configuration:\n"
-"  -c, --config FILE        YAML configuration (keys: --print-config); command-line options override it.\n"
-"                           Only there: datasets, what seqData holds per stream (svsub(1), DATASETS;\n"
-"                           configs/sub-datasets.yaml). Undeclared, 64 octets are read as 9-2LE and other\n"
-"                           lengths are not read: no value, no quality claimed\n"
-"      --print-config       print the effective configuration as YAML and exit\n"
-"  -h, --help               this help\n"
-"  -V, --version            version\n",
+/* What the rows of svsub_config_table cannot say. */
+static const char usage_text[] = PROG " --read FILE [--jsonl] [--json] [--app NAME] [options]\n"
+	PROG " --interface IF [--backend af_xdp|af_packet] [--duration S] [--jsonl] [--json] [--app NAME] [options]";
+static const char about[] =
+	"Decodes IEC 61850-9-2 Sampled Values (EtherType 0x88BA, with or without 802.1Q tag) strictly, tracks every\n"
+	"stream (APPID, svID): lost samples (smpCnt gaps, across wraps), duplicates, out of order, counter resets,\n"
+	"confRev/smpSynch changes, simulation bit, quality, inter-arrival time and, for synchronised streams\n"
+	"(smpSynch 2), latency = receive time - sample time. The configuration file (-c) holds every key below\n"
+	"(--print-config) and, only there, datasets: what seqData holds per stream (svsub(1), DATASETS;\n"
+	"configs/sub-datasets.yaml). Undeclared, 64 octets are read as 9-2LE and other lengths are not read: no\n"
+	"value, no quality claimed.";
+static const char epilog[] =
+	"A link that goes down (or an interface that is down at start) is waited for: said once on stderr and\n"
+	"counted (source.rx[].link_down); an interface that disappears ends the run (exit 1).\n"
+	"Exit status: 0 the source was read (even with malformed frames), 1 it could not be read or an output\n"
+	"failed (also records not all written: receiving went on, the summary says how many and why), 2 usage\n"
+	"error.\n"
+	"\n"
+	"EXAMPLES\n"
+	"  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap\n"
+	"  " PROG " --read capture.pcapng --jsonl | jq -c 'select(.svID==\"MU01\") | [.smpCnt, .values[0]]'\n"
+	"  " PROG " --read capture.pcap --json | jq '.streams[] | {svID, lost, duplicates}'\n"
+	"  " PROG " --interface eth1 --backend af_packet --duration 10 --json --write rx.pcapng\n"
+	"  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap --app overcurrent --pickup 1000\n"
+	"  " PROG " -c configs/sub-overcurrent.yaml --interface eth1 --print-config\n"
+	"  " PROG " -c configs/sub-datasets.yaml --read capture.pcap --jsonl   # seqData read as declared\n"
+	"  " PROG " --read capture.pcap --scl station.scd --ied PROT1 --json | jq .scl   # SCL checks\n"
+	"  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap --app overcurrent --comtrade /tmp/dr\n";
 #ifdef SVSUB_HAVE_RX
-		"",
+static const char *const features[] = { "live", "af_xdp", "af_packet", NULL };
 #else
-		" (not built in: svsub_rx back-ends absent)",
+static const char *const features[] = { NULL };
 #endif
-		r.duration, r.record_size, r.record_flush, r.record_sync, r.record_min_free, r.max_streams,
-		SVSUB_TRACK_MAX_STREAMS_DEFAULT, r.nominal_hz, r.wrap, r.reorder, r.resync, SVSUB_TRACK_RESYNC_RUN_DEFAULT,
-		r.max_latency, r.clock_tolerance, r.pickup, r.trip_samples, r.dropoff,
-		r.current_lsb);
-#ifdef SVSUB_HAVE_RX
-	svrx_live_usage(f); /* rx: live receive options, before the exit status and examples */
-#endif
-	fprintf(f,
-"\n"
-"Exit status: 0 the source was read (even with malformed frames), 1 it could not be read or an output\n"
-"failed (also records not all written: receiving went on, the summary says how many and why), 2 usage\n"
-"error.\n"
-"\n"
-"EXAMPLES\n"
-"  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap\n"
-"  " PROG " --read capture.pcapng --jsonl | jq -c 'select(.svID==\"MU01\") | [.smpCnt, .values[0]]'\n"
-"  " PROG " --read capture.pcap --json | jq '.streams[] | {svID, lost, duplicates}'\n"
-"  " PROG " --interface eth1 --backend af_packet --duration 10 --json --write rx.pcapng\n"
-"  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap --app overcurrent --pickup 1000\n"
-"  " PROG " -c configs/sub-overcurrent.yaml --interface eth1 --print-config\n"
-"  " PROG " -c configs/sub-datasets.yaml --read capture.pcap --jsonl   # seqData read as declared\n"
-"  " PROG " --read capture.pcap --scl station.scd --ied PROT1 --json | jq .scl   # SCL checks\n"
-"  " PROG " --read tests/data/sv92le_omicron_50hz_fault_Z1_seapath.pcap --app overcurrent --comtrade /tmp/dr\n");
-}
 
-enum {
-	OPT_BACKEND = 256,
-	OPT_DURATION,
-	OPT_JSONL,
-	OPT_JSON,
-	OPT_HISTOGRAMS,
-	OPT_MAX_STREAMS,
-	OPT_NOMINAL_HZ,
-	OPT_WRAP,
-	OPT_REORDER,
-	OPT_RESYNC,
-	OPT_MAX_LATENCY,
-	OPT_CLOCK_TOLERANCE,
-	OPT_CLOCK_TRUSTED,
-	OPT_RECORD,
-	OPT_RECORD_SIZE,
-	OPT_RECORD_KEEP,
-	OPT_RECORD_FLUSH,
-	OPT_RECORD_SYNC,
-	OPT_RECORD_MIN_FREE,
-	OPT_APP, /* app */
-	OPT_PICKUP,
-	OPT_TRIP_SAMPLES,
-	OPT_DROPOFF,
-	OPT_NO_BLOCK_TEST,
-	OPT_CURRENT_LSB,
-	OPT_PRINT_CONFIG,
-	OPT_SCL,
-	OPT_IED,
-	OPT_COMTRADE,
-	OPT_COMTRADE_FORMAT,
-	OPT_COMTRADE_CFF,
-	OPT_COMTRADE_PRE,
-	OPT_COMTRADE_POST,
-	OPT_COMTRADE_RANGE,
-};
-
-/* svsub -c FILE: loaded before the options, which override it; the effective configuration is what
- * --print-config prints. The options below write into it too. */
+/* svsub -c FILE and the options: the effective configuration (--print-config prints it). */
 static struct svsub_file_config file_cfg;
 /* its datasets, as the tracker takes them (checked with the file) */
 static struct svsub_dataset_rule dataset_rules[SVSUB_CFG_MAX_DATASETS];
-static bool cli_source;
 
-/* Options that mirror a key of the configuration table: parsed through the table (svsub_config_set_opt),
- * so the file, the command line and --help accept the same values, and copied to the options from
- * file_cfg after the command line (apply_config_keys). */
-static const struct {
-	int opt;
-	const char *key;
-} key_opts[] = {
-	{ OPT_DURATION, "duration" },		{ OPT_MAX_STREAMS, "max_streams" },
-	{ OPT_NOMINAL_HZ, "nominal_hz" },	{ OPT_WRAP, "wrap" },
-	{ OPT_REORDER, "reorder_window" },	{ OPT_RESYNC, "resync_run" },
-	{ OPT_MAX_LATENCY, "max_latency_ms" },	{ OPT_CLOCK_TOLERANCE, "clock_tolerance_us" },
-	{ OPT_PICKUP, "pickup" },
-	{ OPT_TRIP_SAMPLES, "trip_samples" },	{ OPT_DROPOFF, "dropoff" },
-	{ OPT_CURRENT_LSB, "current_lsb" },	{ OPT_RECORD_SIZE, "record_size_mib" },
-	{ OPT_RECORD_KEEP, "record_keep" },	{ OPT_RECORD_FLUSH, "record_flush_ms" },
-	{ OPT_RECORD_SYNC, "record_sync_ms" },	{ OPT_RECORD_MIN_FREE, "record_min_free_mib" },
-	{ OPT_SCL, "scl" },			{ OPT_IED, "ied" },
-	{ OPT_COMTRADE, "comtrade" },		{ OPT_COMTRADE_FORMAT, "comtrade_format" },
-	{ OPT_COMTRADE_PRE, "comtrade_pre_ms" },	{ OPT_COMTRADE_POST, "comtrade_post_ms" },
-	{ OPT_COMTRADE_RANGE, "comtrade_range" },
+/* What the hooks learn from the command line. */
+struct sub_cli {
+	struct opts *o;
+	bool source;		  /* --read or --interface given: the file's source is replaced */
+	bool cli_json, cli_jsonl; /* given: each replaces the file's other output */
+	const char *live_only;	  /* --backend or --duration given (the first) */
+	bool verbose;
 };
 
-static const char *key_of_opt(int c)
+/* The rows with an id (svapp.h): called by sv_cli after the key the row names was set. */
+static int sub_option(void *ctx, const struct sv_cfg_key *row, const char *arg, struct sv_cfg_error *err)
 {
-	for (size_t i = 0; i < sizeof(key_opts) / sizeof(key_opts[0]); i++)
-		if (key_opts[i].opt == c)
-			return key_opts[i].key;
-	return NULL;
-}
+	struct sub_cli *sc = ctx;
+	struct opts *o = sc->o;
+	uint64_t v;
 
-static const char *opt_name(const struct option *longopts, int c)
-{
-	for (const struct option *lo = longopts; lo->name; lo++)
-		if (lo->val == c)
-			return lo->name;
-	return "?";
-}
-
-static int parse_args(int argc, char **argv, struct opts *o)
-{
-	static const struct option longopts[] = {
-		{ "read", required_argument, NULL, 'r' },
-		{ "interface", required_argument, NULL, 'i' },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "jsonl", no_argument, NULL, OPT_JSONL },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "write", required_argument, NULL, 'w' },
-		{ "record", required_argument, NULL, OPT_RECORD },
-		{ "record-size", required_argument, NULL, OPT_RECORD_SIZE },
-		{ "record-keep", required_argument, NULL, OPT_RECORD_KEEP },
-		{ "record-flush-ms", required_argument, NULL, OPT_RECORD_FLUSH },
-		{ "record-sync-ms", required_argument, NULL, OPT_RECORD_SYNC },
-		{ "record-min-free", required_argument, NULL, OPT_RECORD_MIN_FREE },
-		{ "histograms", no_argument, NULL, OPT_HISTOGRAMS },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "max-streams", required_argument, NULL, OPT_MAX_STREAMS },
-		{ "nominal-hz", required_argument, NULL, OPT_NOMINAL_HZ },
-		{ "wrap", required_argument, NULL, OPT_WRAP },
-		{ "reorder-window", required_argument, NULL, OPT_REORDER },
-		{ "resync-run", required_argument, NULL, OPT_RESYNC },
-		{ "max-latency-ms", required_argument, NULL, OPT_MAX_LATENCY },
-		{ "clock-tolerance-us", required_argument, NULL, OPT_CLOCK_TOLERANCE },
-		{ "clock-trusted", no_argument, NULL, OPT_CLOCK_TRUSTED },
-		{ "app", required_argument, NULL, OPT_APP }, /* app */
-		{ "pickup", required_argument, NULL, OPT_PICKUP },
-		{ "trip-samples", required_argument, NULL, OPT_TRIP_SAMPLES },
-		{ "dropoff", required_argument, NULL, OPT_DROPOFF },
-		{ "no-block-test", no_argument, NULL, OPT_NO_BLOCK_TEST },
-		{ "current-lsb", required_argument, NULL, OPT_CURRENT_LSB },
-		{ "comtrade", required_argument, NULL, OPT_COMTRADE },
-		{ "comtrade-format", required_argument, NULL, OPT_COMTRADE_FORMAT },
-		{ "comtrade-cff", no_argument, NULL, OPT_COMTRADE_CFF },
-		{ "comtrade-pre", required_argument, NULL, OPT_COMTRADE_PRE },
-		{ "comtrade-post", required_argument, NULL, OPT_COMTRADE_POST },
-		{ "comtrade-range", required_argument, NULL, OPT_COMTRADE_RANGE },
-		{ "scl", required_argument, NULL, OPT_SCL },
-		{ "ied", required_argument, NULL, OPT_IED },
-		{ "config", required_argument, NULL, 'c' },
-		{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-#ifdef SVSUB_HAVE_RX
-		SVRX_LIVE_LONGOPTS, /* rx */
-#endif
-		{ 0 },
-	};
-	char msg[256];
-	int c;
-
-	while ((c = getopt_long(argc, argv, "r:i:w:qvhVc:", longopts, NULL)) != -1) {
-		const char *key = key_of_opt(c);
-
-		if (key) {
-			if (svsub_config_set_opt(&file_cfg, key, optarg, msg, sizeof(msg))) {
-				fprintf(stderr, PROG ": --%s: %s\n", opt_name(longopts, c), msg);
-				return -EINVAL;
-			}
-			o->duration_set |= c == OPT_DURATION;
-			continue;
+	switch (row->opt.id) {
+	case SVSUB_OPT_READ:
+	case SVSUB_OPT_INTERFACE:
+		if (!sc->source) { /* the first source named here replaces the file's */
+			sc->source = true;
+			if (row->opt.id == SVSUB_OPT_READ)
+				file_cfg.interface[0] = '\0';
+			else
+				file_cfg.read[0] = '\0';
 		}
-		switch (c) {
-		case 'r':
-			o->read = optarg;
-			break;
-		case 'i':
-			o->interface = optarg;
-			break;
-		case OPT_BACKEND:
-			if (strcmp(optarg, "af_xdp") && strcmp(optarg, "af_packet")) {
-				fprintf(stderr, PROG ": --backend: '%s' is not af_xdp or af_packet\n", optarg);
-				return -EINVAL;
-			}
-			o->backend = optarg;
-			break;
-		case OPT_JSONL:
-			o->jsonl = o->cli_jsonl = true;
-			break;
-		case OPT_JSON:
-			o->json = o->cli_json = true;
-			break;
-		case 'w':
-			o->write = optarg;
-			break;
-		case OPT_RECORD:
-			o->record = optarg;
-			break;
-		case OPT_HISTOGRAMS:
-			o->histograms = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case OPT_CLOCK_TRUSTED:
-			o->clock_trusted = true;
-			break;
-		case OPT_APP: /* app */
-			if (!svapp_find(optarg)) {
-				fprintf(stderr, PROG ": --app: no application '%s' (overcurrent, phasor)\n", optarg);
-				return -EINVAL;
-			}
-			o->app = optarg;
-			break;
-		case OPT_COMTRADE_CFF:
-			file_cfg.comtrade_cff = true;
-			break;
-		case OPT_NO_BLOCK_TEST:
-			o->app_params.no_block_test = true;
-			break;
-		case 'c':
-			break; /* loaded before the options (svsub_config_prescan) so that they override it */
-		case OPT_PRINT_CONFIG:
-			o->print_config = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf(PROG " (svkit) %s\n", SVKIT_VERSION);
-			exit(0);
-		default:
-#ifdef SVSUB_HAVE_RX
-			/* rx: receive options */
-			if (c != '?' && c != ':') {
-				int r = svrx_live_parse_opt(&o->rx, c, optarg);
-
-				if (r == 0)
-					break;
-				if (r == -EINVAL)
-					return -EINVAL;
-			}
-#endif
-			fprintf(stderr, "Try '" PROG " --help'.\n");
+		break;
+	case SVSUB_OPT_LIVE_ONLY:
+		if (!sc->live_only)
+			sc->live_only = row->opt.name;
+		break;
+	case SVSUB_OPT_JSON:
+		sc->cli_json = true;
+		break;
+	case SVSUB_OPT_JSONL:
+		sc->cli_jsonl = true;
+		break;
+	case SVSUB_OPT_APP:
+		if (!svapp_find(arg)) {
+			snprintf(err->msg, sizeof(err->msg), "no application '%.64s' (overcurrent, phasor)", arg);
 			return -EINVAL;
 		}
+		break;
+	case SVSUB_OPT_APPID:
+		if (sv_cli_uint(row, arg, &v, err))
+			return -EINVAL;
+		if (o->n_appids == SVRX_MAX_APPIDS) {
+			snprintf(err->msg, sizeof(err->msg), "at most %d", SVRX_MAX_APPIDS);
+			return -EINVAL;
+		}
+		o->appids[o->n_appids++] = (uint16_t)v;
+		break;
+	case SVSUB_OPT_GROUP:
+		if (o->n_groups == SVRX_MAX_GROUPS) {
+			snprintf(err->msg, sizeof(err->msg), "at most %d", SVRX_MAX_GROUPS);
+			return -EINVAL;
+		}
+		if (sv_parse_mac(arg, o->groups[o->n_groups])) {
+			snprintf(err->msg, sizeof(err->msg), "'%.64s' is not a MAC address (xx:xx:xx:xx:xx:xx)", arg);
+			return -EINVAL;
+		}
+		o->n_groups++;
+		break;
+	case SVSUB_OPT_VERBOSE:
+		sc->verbose = true;
+		break;
 	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\nTry '" PROG " --help'.\n", argv[optind]);
+	return 0;
+}
+
+/* After -c FILE: what the table cannot check (the datasets build, the application exists). */
+static int sub_loaded(void *ctx, void *obj, const char *path, FILE *f)
+{
+	struct sub_cli *sc = ctx;
+	struct svsub_file_config *c = obj;
+	struct sv_cfg_error cerr = { 0 };
+
+	if (!path)
+		return 0;
+	if (svsub_config_check(c, path, cerr.text, sizeof(cerr.text))) {
+		fprintf(f, PROG ": %s\n", cerr.text);
 		return -EINVAL;
 	}
-	if (!o->print_config && !!o->read == !!o->interface) {
+	if (svsub_config_datasets(c, dataset_rules, &sc->o->track.ndatasets, cerr.path, sizeof(cerr.path), cerr.msg,
+				  sizeof(cerr.msg))) { /* svsub_config_check said it first */
+		fprintf(f, PROG ": %s: %s: %s\n", path, cerr.path, cerr.msg);
+		return -EINVAL;
+	}
+	if (c->app[0] && !svapp_find(c->app)) {
+		fprintf(f, PROG ": %s: app: no application '%s' (overcurrent, phasor)\n", path, c->app);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* After the command line: the rules across options, then @o from file_cfg. 0, or -EINVAL said. */
+static int opts_from_config(struct opts *o, const struct sub_cli *sc, bool print_config)
+{
+	const struct svsub_file_config *c = &file_cfg;
+
+	o->read = c->read[0] ? c->read : NULL;
+	o->interface = c->interface[0] ? c->interface : NULL;
+	if (!print_config && !!o->read == !!o->interface) {
 		fprintf(stderr, PROG ": give exactly one of --read FILE or --interface IF\nTry '" PROG " --help'.\n");
 		return -EINVAL;
 	}
-	if (o->read && (o->backend || o->duration_set)) {
-		fprintf(stderr, PROG ": --backend and --duration apply to --interface only\n");
+	if (o->read && sc->live_only) {
+		fprintf(stderr, PROG ": --%s applies to --interface only (live)\n", sc->live_only);
 		return -EINVAL;
 	}
 #ifndef SVSUB_HAVE_RX
@@ -470,71 +220,25 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return -EINVAL;
 	}
 #endif
-	return 0;
-}
-
-static void set_str(char *dst, size_t size, const char *src)
-{
-	snprintf(dst, size, "%s", src ? src : "");
-}
-
-static int load_config_file(int argc, char **argv, struct opts *o)
-{
-	struct sv_cfg_error cerr = { 0 };
-	const char *path = svsub_config_prescan(argc, argv, &cli_source);
-	struct svsub_file_config *c = &file_cfg;
-	int err;
-
-	if (svsub_config_init(c))
-		return -EINVAL;
-	if (!path)
-		return 0;
-	err = sv_config_load_file(svsub_config_table, c, path, &cerr);
-	if (err) {
-		if (err == -EINVAL)
-			fprintf(stderr, PROG ": %s\n", cerr.text);
-		else
-			fprintf(stderr, PROG ": %s: %s\n", path, strerror(-err));
-		return err;
-	}
-	err = svsub_config_check(c, path, cerr.text, sizeof(cerr.text));
-	if (err) {
-		fprintf(stderr, PROG ": %s\n", cerr.text);
-		return err;
-	}
-	err = svsub_config_datasets(c, dataset_rules, &o->track.ndatasets, cerr.path, sizeof(cerr.path), cerr.msg,
-				    sizeof(cerr.msg));
-	if (err) { /* svsub_config_check said it first */
-		fprintf(stderr, PROG ": %s: %s: %s\n", path, cerr.path, cerr.msg);
-		return err;
-	}
-	/* A source named on the command line replaces the file's. */
-	if (!cli_source) {
-		o->read = c->read[0] ? c->read : NULL;
-		o->interface = c->interface[0] ? c->interface : NULL;
-	}
+	/* stdout carries one kind of output that a machine can parse: the summary object (--json), or JSON
+	 * lines (--jsonl, an application's events); with both, the summary is one more line (compact) among
+	 * them, so stdout stays JSON lines (a service with --json and an app in its file still starts). A
+	 * command-line --json / --jsonl replaces the file's other one. */
+	if (sc->cli_json && !sc->cli_jsonl)
+		file_cfg.jsonl = false;
+	if (sc->cli_jsonl && !sc->cli_json)
+		file_cfg.json = false;
+	o->backend = o->interface ? svsub_cfg_backend_names[c->backend] : NULL;
 	o->write = c->write[0] ? c->write : NULL;
+	o->record = c->record[0] ? c->record : NULL;
+	o->duration_s = c->duration;
 	o->json = c->json;
 	o->jsonl = c->jsonl;
 	o->histograms = c->histograms;
 	o->quiet = c->quiet;
-	o->app = c->app[0] ? c->app : NULL;
-	if (o->app && !svapp_find(o->app)) {
-		fprintf(stderr, PROG ": %s: app: no application '%s' (overcurrent, phasor)\n", path, o->app);
-		return -EINVAL;
-	}
-	o->app_params.no_block_test = !c->block_test;
 	o->clock_trusted = c->clock_trusted;
-	return 0;
-}
-
-/* After the command line: the keys its options share with the file (key_opts), from file_cfg where both
- * wrote them. */
-static void apply_config_keys(struct opts *o)
-{
-	const struct svsub_file_config *c = &file_cfg;
-
-	o->duration_s = c->duration;
+	o->app = c->app[0] ? c->app : NULL;
+	o->app_params.no_block_test = !c->block_test;
 	o->app_params.pickup_a = c->pickup;
 	o->app_params.trip_samples = c->trip_samples;
 	o->app_params.dropoff_ratio = c->dropoff;
@@ -547,59 +251,18 @@ static void apply_config_keys(struct opts *o)
 	o->track.max_latency_ns = (int64_t)(c->max_latency_ms * 1e6);
 	o->track.clock_tolerance_ns = (int64_t)(c->clock_tolerance_us * 1e3 + 0.5);
 	o->track.datasets = dataset_rules;
-}
-
-/* stdout carries one kind of output that a machine can parse: the summary object (--json), or JSON lines
- * (--jsonl, an application's events); with both, the summary is one more line (compact) among them,
- * so stdout stays JSON lines (a service with --json and an app in its file still starts). A command-line
- * --json / --jsonl replaces the file's other one. */
-static void check_outputs(struct opts *o)
-{
-	if (o->cli_json && !o->cli_jsonl)
-		o->jsonl = false;
-	if (o->cli_jsonl && !o->cli_json)
-		o->json = false;
-}
-
-/* After the options: live-only keys of the file apply when the source is live and the command line
- * did not set them; --print-config prints and returns 1. */
-static int finish_config(struct opts *o)
-{
-	static struct svsub_file_config out;
-	struct svsub_file_config *c = &file_cfg;
-
-	if (o->interface && !o->backend)
-		o->backend = svsub_cfg_backend_names[c->backend];
-	if (!o->print_config)
-		return 0;
-	/* A copy: the options' strings may point into file_cfg. */
-	out = *c;
-	c = &out;
-	set_str(c->read, sizeof(c->read), o->read);
-	set_str(c->interface, sizeof(c->interface), o->interface);
-	c->backend = o->backend && !strcmp(o->backend, "af_packet") ? SVSUB_CFG_AF_PACKET : SVSUB_CFG_AF_XDP;
-	c->duration = o->duration_s;
-	set_str(c->write, sizeof(c->write), o->write);
-	c->json = o->json;
-	c->jsonl = o->jsonl;
-	c->histograms = o->histograms;
-	c->quiet = o->quiet;
-	set_str(c->app, sizeof(c->app), o->app);
-	c->pickup = o->app_params.pickup_a;
-	c->trip_samples = o->app_params.trip_samples;
-	c->dropoff = o->app_params.dropoff_ratio;
-	c->block_test = !o->app_params.no_block_test;
-	c->current_lsb = o->app_params.current_lsb_a;
-	c->nominal_hz = o->track.nominal_hz ? o->track.nominal_hz : 50;
-	c->wrap = o->track.wrap;
-	c->max_streams = o->track.max_streams ? o->track.max_streams : SVSUB_TRACK_MAX_STREAMS_DEFAULT;
-	c->reorder_window = o->track.reorder_window;
-	c->resync_run = o->track.resync_run;
-	c->max_latency_ms = (double)o->track.max_latency_ns / 1e6;
-	c->clock_trusted = o->clock_trusted;
-	if (sv_config_print(svsub_config_table, &out, stdout) || fflush(stdout))
-		return -EIO;
-	return 1;
+#ifdef SVSUB_HAVE_RX
+	/* rx: the receive keys, as svrx takes them (svapp_config.c: the same enums) */
+	o->rx.ifname_b = c->interface_b[0] ? c->interface_b : NULL;
+	o->rx.cfg.xdp_mode = (enum svrx_xdp_mode)c->xdp_mode;
+	o->rx.cfg.zerocopy = (enum svrx_tristate)c->zerocopy;
+	o->rx.cfg.queue = c->queue;
+	o->rx.cfg.frames = c->umem_frames;
+	o->rx.cfg.need_wakeup = c->need_wakeup;
+	o->rx.cfg.busy_poll_us = c->busy_poll_us;
+	o->rx.cfg.promiscuous = c->promiscuous;
+#endif
+	return 0;
 }
 
 /* --comtrade DIR: the recorder, its windows and clock state. */
@@ -689,13 +352,11 @@ static int setup_scl(struct opts *o)
 	n += svsub_scl_dataset_rules(scl_check, scl_rules + n, scl_file->ncb);
 	o->track.datasets = scl_rules;
 	o->track.ndatasets = n;
-#ifdef SVSUB_HAVE_RX
-	/* rx: the expected streams into the receive filter, unless the command line chose */
-	if (o->interface && !o->rx.cfg.n_appids)
-		o->rx.cfg.n_appids = svsub_scl_appids(scl_check, o->rx.cfg.appids, SVRX_MAX_APPIDS);
-	if (o->interface && !o->rx.cfg.n_groups)
-		o->rx.cfg.n_groups = svsub_scl_groups(scl_check, o->rx.cfg.groups, SVRX_MAX_GROUPS);
-#endif
+	/* the expected streams into the receive filter, unless the command line chose */
+	if (o->interface && !o->n_appids)
+		o->n_appids = svsub_scl_appids(scl_check, o->appids, SVRX_MAX_APPIDS);
+	if (o->interface && !o->n_groups)
+		o->n_groups = svsub_scl_groups(scl_check, o->groups, SVRX_MAX_GROUPS);
 	if (!o->quiet) {
 		struct svsub_scl_counts c;
 
@@ -705,16 +366,6 @@ static int setup_scl(struct opts *o)
 			file_cfg.ied[0] ? "" : " (every block with an SMV address)", c.errors);
 	}
 	return 0;
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGXFSZ, SIG_IGN); /* a file size limit is a full disk: EFBIG, counted (sv_record.h) */
 }
 
 /* Why the read of --read FILE did not reach the end of the file (NULL: it did): the summary is then partial
@@ -767,6 +418,22 @@ static void report_read_end(const struct opts *o, struct svsub_proc *p, struct s
 			"there: their latency and inter-arrival time are not real\n", o->read, sv_pcap_ts_clamped(r));
 }
 
+/* READY=1 and the ready file (sv_ready.h): the source is open. */
+static void say_ready(const struct opts *o)
+{
+	char status[320];
+	int err;
+
+	if (o->read)
+		snprintf(status, sizeof(status), "reading %.256s", o->read);
+	else
+		snprintf(status, sizeof(status), "receiving on %.64s%s%.64s (%s)", o->interface,
+			 file_cfg.interface_b[0] ? " and " : "", file_cfg.interface_b, o->backend);
+	err = sv_ready_set(status);
+	if (err)
+		fprintf(stderr, PROG ": --ready-file / NOTIFY_SOCKET: %s\n", strerror(-err));
+}
+
 #ifdef SVSUB_HAVE_RX
 /* rx: the live loop lives in svrx_live.c (one or two interfaces, receive-path latency, back-end counters). */
 static struct svrx_live *live_rx;
@@ -776,13 +443,17 @@ static int run_live(struct opts *o, struct svsub_proc *p)
 	int err;
 
 	o->rx.cfg.ifname = o->interface;
-	if (o->backend && svrx_backend_parse(o->backend, &o->rx.cfg.backend))
-		return -EINVAL;
+	o->rx.cfg.backend = (enum svrx_backend)file_cfg.backend; /* the same order (svapp_config.c) */
+	memcpy(o->rx.cfg.appids, o->appids, o->n_appids * sizeof(o->appids[0]));
+	o->rx.cfg.n_appids = o->n_appids;
+	memcpy(o->rx.cfg.groups, o->groups, o->n_groups * sizeof(o->groups[0]));
+	o->rx.cfg.n_groups = o->n_groups;
 	o->rx.duration_s = o->duration_s;
 	o->rx.status = !o->quiet;
 	err = svrx_live_open(&live_rx, &o->rx, o->quiet);
 	if (err)
 		return err;
+	say_ready(o); /* sockets bound, the XDP program attached */
 	return svrx_live_run(live_rx, p, &stop_requested);
 }
 #endif
@@ -849,25 +520,38 @@ int main(int argc, char **argv)
 	struct svsub_rec *rec = NULL;
 	struct sv_record_writer_stats rec_st;
 	struct sv_clock_sync sync, *syncp = NULL;
-	int err, ret = 0;
+	struct sub_cli sc = { .o = &o };
+	const struct sv_cli_prog prog = {
+		.name = PROG, .usage = usage_text, .about = about, .epilog = epilog, .tab = svsub_config_table,
+		.features = features, .option = sub_option, .loaded = sub_loaded, .ctx = &sc,
+	};
+	struct sv_cli cli;
+	int err, ret = SV_EXIT_OK;
 
 #ifdef SVSUB_HAVE_RX
 	svrx_live_opts_init(&o.rx); /* rx */
 #endif
 	svapp_params_init(&o.app_params); /* app */
-	if (load_config_file(argc, argv, &o))
-		return EXIT_USAGE;
-	if (parse_args(argc, argv, &o))
-		return EXIT_USAGE;
-	apply_config_keys(&o);
-	check_outputs(&o);
-	err = finish_config(&o);
+	if (svsub_config_init(&file_cfg)) {
+		fprintf(stderr, PROG ": internal error: bad configuration defaults\n");
+		return SV_EXIT_RUNTIME;
+	}
+	err = sv_cli_parse(&prog, argc, argv, &file_cfg, &cli, stdout, stderr);
 	if (err)
-		return err > 0 ? 0 : EXIT_RUNTIME; /* printed the configuration, or could not */
-	sv_log_set(sv_log_stderr, (void *)PROG, o.verbose ? SV_LOG_DEBUG : SV_LOG_WARN);
-	install_signals();
+		return sv_cli_exit(err);
+	if (opts_from_config(&o, &sc, cli.print_config))
+		return SV_EXIT_USAGE;
+	if (cli.print_config)
+		return sv_config_print(svsub_config_table, &file_cfg, stdout) || fflush(stdout) ? SV_EXIT_RUNTIME
+											: SV_EXIT_OK;
+	if (sv_ready_init(cli.ready_file)) {
+		fprintf(stderr, PROG ": --ready-file: %s\n", strerror(ENAMETOOLONG));
+		return SV_EXIT_USAGE;
+	}
+	sv_log_set(sv_log_stderr, (void *)PROG, sc.verbose ? SV_LOG_DEBUG : SV_LOG_WARN);
+	sv_ready_signals(&stop_requested);
 	if (file_cfg.scl[0] && setup_scl(&o))
-		return EXIT_USAGE;
+		return SV_EXIT_USAGE;
 
 	if (o.interface && sv_clock_sync_read(&sync) == 0) {
 		syncp = &sync;
@@ -884,19 +568,19 @@ int main(int argc, char **argv)
 	if (o.read) {
 		err = sv_pcap_open_read(&r, o.read);
 		if (err)
-			return EXIT_RUNTIME; /* logged with the reason */
+			return SV_EXIT_RUNTIME; /* logged with the reason */
 	}
 	if (o.write) {
 		err = sv_pcap_open_write(&w, o.write, sv_pcap_format_for_path(o.write), 0, o.interface);
 		if (err) {
-			ret = EXIT_RUNTIME;
+			ret = SV_EXIT_RUNTIME;
 			goto out_close_reader;
 		}
 	}
 	if (file_cfg.comtrade[0]) {
 		err = setup_comtrade(&o, syncp);
 		if (err) {
-			ret = err == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+			ret = err == -EINVAL ? SV_EXIT_USAGE : SV_EXIT_RUNTIME;
 			goto out_close_writer;
 		}
 		o.app_params.hooks = svsub_comtrade_hooks(comtrade);
@@ -908,7 +592,7 @@ int main(int argc, char **argv)
 		err = svapp_create(&app, o.app, &o.app_params, stdout);
 		if (err) {
 			fprintf(stderr, PROG ": --app %s: %s\n", o.app ? o.app : "(none)", strerror(-err));
-			ret = EXIT_RUNTIME;
+			ret = SV_EXIT_RUNTIME;
 			goto out_close_writer;
 		}
 		pcfg.app = app;
@@ -930,14 +614,14 @@ int main(int argc, char **argv)
 			 * there is no application, and a T3-T4 budget would judge svsub's own bookkeeping);
 			 * live only, on the receive clock */
 			.app_points = o.interface && o.app,
-			/* record_keep checked with the configuration (svsub_config_set_opt / _check) */
+			/* record_keep checked by the table (sv_record_check_keep) */
 			.opts = SV_REC_OPTS_OF(&file_cfg),
 		};
 
 		err = svsub_rec_open(&rec, &rc);
 		if (err) {
 			fprintf(stderr, PROG ": --record %s: %s\n", o.record, strerror(-err));
-			ret = EXIT_RUNTIME;
+			ret = SV_EXIT_RUNTIME;
 			goto out_close_writer;
 		}
 		pcfg.rec = rec;
@@ -952,16 +636,18 @@ int main(int argc, char **argv)
 			"KiB a stream, memory taken only as streams come; vm.overcommit_memory=2 or ulimit -v charge "
 			"all of it)\n", strerror(-err), ms, (double)svsub_track_table_bytes(ms) / 1048576.0,
 			svsub_track_table_bytes(1) / 1024);
-		ret = EXIT_RUNTIME;
+		ret = SV_EXIT_RUNTIME;
 		goto out_close_writer;
 	} else if (err) {
 		fprintf(stderr, PROG ": cannot set up: %s\n", strerror(-err));
-		ret = EXIT_RUNTIME;
+		ret = SV_EXIT_RUNTIME;
 		goto out_close_writer;
 	}
 
 	if (o.read) {
+		say_ready(&o);
 		err = run_read(&o, p, r);
+		sv_ready_stopping(NULL);
 		report_read_end(&o, p, r); /* even with -q: the summary is partial */
 	} else {
 #ifdef SVSUB_HAVE_RX
@@ -969,6 +655,7 @@ int main(int argc, char **argv)
 #else
 		err = -ENOTSUP;
 #endif
+		sv_ready_stopping(NULL);
 	}
 	if (err) {
 		if (err == -EIO && svsub_proc_output_error(p))
@@ -981,10 +668,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": receive failed on %s: %s\n", o.interface, strerror(-err));
 #endif
 		/* a read error was logged by sv_pcap with the file name */
-		ret = EXIT_RUNTIME;
+		ret = SV_EXIT_RUNTIME;
 	}
 	if (w && sv_pcap_close_write(w))
-		ret = EXIT_RUNTIME;
+		ret = SV_EXIT_RUNTIME;
 	w = NULL;
 	/* The record's last block and END now (also after SIGINT/SIGTERM), so that the summaries say what
 	 * reached the disk. */
@@ -993,27 +680,27 @@ int main(int argc, char **argv)
 
 		rec = NULL;
 		if (rerr)
-			ret = EXIT_RUNTIME;
+			ret = SV_EXIT_RUNTIME;
 		if (rerr && rerr != -EIO)
 			fprintf(stderr, PROG ": --record %s: %s\n", o.record, strerror(-rerr));
 	}
 	if (comtrade && svsub_comtrade_close(comtrade))
-		ret = EXIT_RUNTIME; /* said by the writer, counted in the summary */
+		ret = SV_EXIT_RUNTIME; /* said by the writer, counted in the summary */
 
 	/* Whatever happened, say what was received. */
 	if (o.json) {
 		if (print_json_summary(&o, p, r, syncp, o.record ? &rec_st : NULL))
-			ret = EXIT_RUNTIME;
+			ret = SV_EXIT_RUNTIME;
 	} else if (!o.quiet) {
 		FILE *out = o.jsonl || o.app ? stderr : stdout;
 
 		if (svsub_summary_print(out, p, o.histograms) || (scl_check && svsub_scl_print(scl_check, out)))
-			ret = EXIT_RUNTIME;
+			ret = SV_EXIT_RUNTIME;
 		if (comtrade)
 			svsub_comtrade_print(comtrade, out);
 	}
 	if (svsub_proc_output_error(p) || fflush(stdout) || ferror(stdout))
-		ret = EXIT_RUNTIME;
+		ret = SV_EXIT_RUNTIME;
 	if (o.record && (!o.quiet || sv_record_stats_incomplete(&rec_st))) { /* stderr, whatever else goes out */
 		char line[512];
 
@@ -1025,7 +712,7 @@ int main(int argc, char **argv)
 	app = NULL;
 	svsub_proc_destroy(p);
 	if (app && (fflush(stdout) || ferror(stdout)))
-		ret = EXIT_RUNTIME;
+		ret = SV_EXIT_RUNTIME;
 #ifdef SVSUB_HAVE_RX
 	if (live_rx && !o.quiet)
 		svrx_live_print(live_rx, stderr); /* rx: kernel counters, receive-path latency */

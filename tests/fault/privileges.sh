@@ -199,27 +199,31 @@ esac
 # traffic RUN SUBBACKEND PUBMODE TRACEMODE: svtrace + svsub started, svpub sends 1 s, both stopped with SIGINT
 traffic() {
 	local run=$1 sbe=$2 pmode=$3 tmode=$4 subpid trpid rc pubargs=() n got tr tlabel
-	: >"$T/$run.sub.err"
-	: >"$T/$run.tr.err"
+	# the ready files where each tool may write: svtrace is root (its bounding set lacks CAP_DAC_OVERRIDE),
+	# svsub the user svkit would be
+	local trready="$T/$run.tr.ready" subready="$T/home/$run.sub.ready"
+	rm -f "$trready" "$subready"
 	tlabel="{$TRACE_CAPS} in the namespace"
 	[ "$tmode" = in_ns ] || tlabel="{$TRACE_CAPS sys_admin} with --netns"
 	if [ "$tmode" = in_ns ]; then
-		root_cmd "$NS_H" "$TRACE_CAPS" "$T/bin/svtrace" --ingress up0 --egress vm1p --json
+		root_cmd "$NS_H" "$TRACE_CAPS" "$T/bin/svtrace" --ingress up0 --egress vm1p --json --ready-file "$trready"
 	else	# from here with --netns, plus the drop-in's CAP_SYS_ADMIN
-		root_cmd "" "$TRACE_CAPS sys_admin" "$T/bin/svtrace" --netns "$NS_H" --ingress up0 --egress vm1p --json
+		root_cmd "" "$TRACE_CAPS sys_admin" "$T/bin/svtrace" --netns "$NS_H" --ingress up0 --egress vm1p --json \
+			--ready-file "$trready"
 	fi
 	"${CMD[@]}" >"$T/$run.tr.json" 2>"$T/$run.tr.err" &
 	trpid=$!
 	PIDS="$PIDS $trpid"
-	user_cmd "$NS_G" "$SUB_LIM" "$SUB_SCHED" "$SUB_CAPS" "$T/bin/svsub" -i vm1 --backend "$sbe" --json
+	user_cmd "$NS_G" "$SUB_LIM" "$SUB_SCHED" "$SUB_CAPS" "$T/bin/svsub" -i vm1 --backend "$sbe" --json \
+		--ready-file "$subready"
 	"${CMD[@]}" >"$T/$run.sub.json" 2>"$T/$run.sub.err" &
 	subpid=$!
 	PIDS="$PIDS $subpid"
-	if ! wait_ready "$T/$run.tr.err" "tracing\.\.\." "$trpid"; then
+	if ! wait_ready_file "$trready" "$trpid"; then
 		fail "$run: svtrace $tlabel did not start"
 		show "$T/$run.tr.err"
 	fi
-	if ! wait_ready "$T/$run.sub.err" receiving "$subpid"; then
+	if ! wait_ready_file "$subready" "$subpid"; then
 		fail "$run: svsub --backend $sbe with {$SUB_CAPS} did not start"
 		show "$T/$run.sub.err"
 	fi

@@ -47,11 +47,11 @@ run() { # NAME HOW [svpub options...]: one run with one link drop
 	ip -n "$NS" link set fa up
 	ip -n "$NS" link set fb up
 	[ "$how" = start ] && ip -n "$NS" link set fa down
-	: >"$TMP/$name.err"
-	ip netns exec "$NS" "$SVPUB" -i fa -d 5 -q --json -r "$TMP/$name.rec" -s 'streams[1].profile=9-2le-50hz' "$@" \
-		>"$TMP/$name.json" 2>"$TMP/$name.err" &
+	rm -f "$TMP/$name.ready"
+	ip netns exec "$NS" "$SVPUB" -i fa -d 5 -q --json -r "$TMP/$name.rec" -s 'streams[1].profile=9-2le-50hz' \
+		--ready-file "$TMP/$name.ready" "$@" >"$TMP/$name.json" 2>"$TMP/$name.err" &
 	PID=$!
-	wait_ready "$TMP/$name.err" "streams on fa" "$PID" || { echo "FAIL: $name: svpub did not start: $(cat "$TMP/$name.err")"; exit 1; }
+	wait_ready_file "$TMP/$name.ready" "$PID" || { echo "FAIL: $name: svpub did not start: $(cat "$TMP/$name.err")"; exit 1; }
 	sleep 1.5
 	case $how in
 	peer) ip -n "$NS" link set fb down; sleep 1; ip -n "$NS" link set fb up ;;
@@ -148,11 +148,11 @@ run_qdisc() {
 	ip -n "$NS" link add fa type veth peer name fb || { echo "SKIP: cannot create veth"; exit 77; }
 	ip -n "$NS" link set fa up
 	ip -n "$NS" link set fb up
-	: >"$TMP/$name.err"
+	rm -f "$TMP/$name.ready"
 	ip netns exec "$NS" "$SVPUB" -i fa -d 5 -q --json -s af_packet.qdisc_bypass=false \
-		-s 'streams[1].profile=9-2le-50hz' >"$TMP/$name.json" 2>"$TMP/$name.err" &
+		-s 'streams[1].profile=9-2le-50hz' --ready-file "$TMP/$name.ready" >"$TMP/$name.json" 2>"$TMP/$name.err" &
 	PID=$!
-	wait_ready "$TMP/$name.err" "streams on fa" "$PID" || { echo "FAIL: $name: svpub did not start: $(cat "$TMP/$name.err")"; exit 1; }
+	wait_ready_file "$TMP/$name.ready" "$PID" || { echo "FAIL: $name: svpub did not start: $(cat "$TMP/$name.err")"; exit 1; }
 	sleep 1.5
 	ip -n "$NS" link set fb down; sleep 1; ip -n "$NS" link set fb up
 	wait "$PID"; rc=$?

@@ -16,35 +16,12 @@ set -u
 BACKEND=${1:-af_packet}
 NAME="record_full_disk_$BACKEND"
 HERE=$(cd "$(dirname "$0")" && pwd)
-SVKIT_BUILD=${SVKIT_BUILD:-$HERE/../../build}
-# shellcheck source=../net/svtrace_lib.sh
-. "$HERE/../net/svtrace_lib.sh"
-T=$(mktemp -d /tmp/recfull.XXXXXX)
-MNTS=""
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill -KILL "$p" 2>/dev/null; done
-	lab_cleanup
-	for m in $MNTS; do umount "$m" 2>/dev/null; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-skip() { echo "SKIP $NAME: $*"; exit 77; }
-fail() {
-	echo "FAIL $NAME: $*"
-	for f in pub sub trace; do [ -s "$T/$f.err" ] && sed "s/^/  $f: /" "$T/$f.err" | tail -12; done
-	exit 1
-}
+# shellcheck source=fault_lab.sh
+. "$HERE/fault_lab.sh" recfull
 pass() { echo "PASS $NAME: $*"; }
 
 [ "$(id -u)" = 0 ] || skip "needs root (tmpfs mounts, network namespaces, BPF)"
-SVPUB=$(svpub_bin) || skip "svpub not built"
-SVSUB=$(svsub_bin) || skip "svsub not built"
-SVTRACE=$(svtrace_bin) || skip "svtrace not built"
-SVREPORT=$SVKIT_BUILD/report/svreport
-[ -x "$SVREPORT" ] || skip "svreport not built"
-command -v python3 >/dev/null || skip "python3 missing"
+fault_tools
 
 # small_fs NAME KIB FILLER_KIB: a tmpfs of KIB KiB on $T/NAME with a filler file of FILLER_KIB KiB in it
 small_fs() {
@@ -67,18 +44,17 @@ for i in 0 1 2 3 4; do	# a fault of 0.4 s at 1, 3, 5, 7, 9 s: five trips
 	FAULTS="$FAULTS -s streams[0].signal.events[$i].current_factor=20"
 done
 
-: >"$T/sub.err"
+rm -f "$T/sub.ready" "$T/trace.ready"	# beside the full filesystems, not on them
 ip netns exec "$NS_V1" "$SVSUB" -i vm1 --backend "$BACKEND" --clock-trusted --app overcurrent --json \
-	--record "$T/sub/sub.rec" --record-min-free 0 >"$T/sub.out" 2>"$T/sub.err" &
+	--record "$T/sub/sub.rec" --record-min-free 0 --ready-file "$T/sub.ready" >"$T/sub.out" 2>"$T/sub.err" &
 SUBPID=$!
 PIDS="$PIDS $SUBPID"
-wait_ready "$T/sub.err" receiving "$SUBPID" || fail "svsub did not start"
-: >"$T/trace.err"
+wait_ready_file "$T/sub.ready" "$SUBPID" || fail "svsub did not start"
 "$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p --json --record "$T/trace/trace.rec" \
-	--record-min-free 0 >"$T/trace.json" 2>"$T/trace.err" &
+	--record-min-free 0 --ready-file "$T/trace.ready" >"$T/trace.json" 2>"$T/trace.err" &
 TRPID=$!
 PIDS="$PIDS $TRPID"
-wait_ready "$T/trace.err" tracing "$TRPID" || fail "svtrace did not start"
+wait_ready_file "$T/trace.ready" "$TRPID" || fail "svtrace did not start"
 # shellcheck disable=SC2086
 ip netns exec "$NS_P" "$SVPUB" --interface p0 --duration "$SECS" --json -q $FAULTS --record "$T/pub/pub.rec" \
 	-s record_min_free_mib=0 >"$T/pub.json" 2>"$T/pub.err" &

@@ -9,46 +9,25 @@
 set -u
 NAME=record_kill
 HERE=$(cd "$(dirname "$0")" && pwd)
-SVKIT_BUILD=${SVKIT_BUILD:-$HERE/../../build}
-# shellcheck source=../net/svtrace_lib.sh
-. "$HERE/../net/svtrace_lib.sh"
-T=$(mktemp -d /tmp/reckill.XXXXXX)
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill -KILL "$p" 2>/dev/null; done
-	lab_cleanup
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-skip() { echo "SKIP $NAME: $*"; exit 77; }
-fail() {
-	echo "FAIL $NAME: $*"
-	for f in pub sub trace; do [ -s "$T/$f.err" ] && sed "s/^/  $f: /" "$T/$f.err" | tail -8; done
-	exit 1
-}
+# shellcheck source=fault_lab.sh
+. "$HERE/fault_lab.sh" reckill
 
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, BPF)"
-SVPUB=$(svpub_bin) || skip "svpub not built"
-SVSUB=$(svsub_bin) || skip "svsub not built"
-SVTRACE=$(svtrace_bin) || skip "svtrace not built"
-SVREPORT=$SVKIT_BUILD/report/svreport
-[ -x "$SVREPORT" ] || skip "svreport not built"
-command -v python3 >/dev/null || skip "python3 missing"
+fault_tools
 BOUND_MS=${RECORD_KILL_BOUND_MS:-1500}	# record_flush_ms (1000) + the loops' periods + a busy machine's delay
 
 lab_up || fail "cannot build the lab"
-: >"$T/sub.err"
+rm -f "$T/sub.ready" "$T/trace.ready"
 ip netns exec "$NS_V1" "$SVSUB" -i vm1 --backend af_packet --clock-trusted --record "$T/sub.rec" \
-	>/dev/null 2>"$T/sub.err" &
+	--ready-file "$T/sub.ready" >/dev/null 2>"$T/sub.err" &
 SUBPID=$!
 PIDS="$PIDS $SUBPID"
-wait_ready "$T/sub.err" receiving "$SUBPID" || fail "svsub did not start"
-: >"$T/trace.err"
-"$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p --record "$T/trace.rec" >/dev/null 2>"$T/trace.err" &
+wait_ready_file "$T/sub.ready" "$SUBPID" || fail "svsub did not start"
+"$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p --record "$T/trace.rec" --ready-file "$T/trace.ready" \
+	>/dev/null 2>"$T/trace.err" &
 TRPID=$!
 PIDS="$PIDS $TRPID"
-wait_ready "$T/trace.err" tracing "$TRPID" || fail "svtrace did not start"
+wait_ready_file "$T/trace.ready" "$TRPID" || fail "svtrace did not start"
 ip netns exec "$NS_P" "$SVPUB" --interface p0 -q -s 'streams[0].sample_rate=400' --record "$T/pub.rec" \
 	>/dev/null 2>"$T/pub.err" &
 PUBPID=$!

@@ -94,11 +94,11 @@ veth_pair sp
 live_run() {
 	local tag=$1 secs=$2 stop_at=$3 pub rc
 	shift 3
-	: >"$T/$tag.err"
-	ip netns exec "$NB" "$SVSUB" -i b0 --backend af_packet --clock-trusted --json --record "$T/$tag.rec" "$@" \
-		>"$T/$tag.json" 2>"$T/$tag.err" &
+	rm -f "$T/$tag.ready"
+	ip netns exec "$NB" "$SVSUB" -i b0 --backend af_packet --clock-trusted --json --record "$T/$tag.rec" \
+		--ready-file "$T/$tag.ready" "$@" >"$T/$tag.json" 2>"$T/$tag.err" &
 	SUBPID=$!
-	wait_ready "$T/$tag.err" receiving "$SUBPID" || { fail "$tag: svsub did not start: $(tail -2 "$T/$tag.err")"; return 1; }
+	wait_ready_file "$T/$tag.ready" "$SUBPID" || { fail "$tag: svsub did not start: $(tail -2 "$T/$tag.err")"; return 1; }
 	ip netns exec "$NA" "$SVPUB" -c "$CONF" --interface a0 --duration "$secs" --json -q >"$T/$tag.pub.json" \
 		2>"$T/$tag.pub.err" &
 	pub=$!

@@ -170,11 +170,11 @@ sys.exit(0 if ok else 1)
 PY
 	# why late names the carrier: every frame crosses ovs-vswitchd's main thread (T1-T2a >= 10 us here), so
 	# with a 20 us threshold nearly every one is late, each carried by that thread (its pid is its tid)
-	: >"$W/carrier.err"
+	rm -f "$W/carrier.ready"
 	"$SVKIT_BUILD/bpf/svtrace" --netns "${P}hv" --ingress "${P}up" --egress "${P}v1,${P}v2" --expect seen \
-		--threshold-us 20 --duration 6 --json >"$W/carrier.json" 2>"$W/carrier.err" &
+		--threshold-us 20 --duration 6 --json --ready-file "$W/carrier.ready" >"$W/carrier.json" 2>"$W/carrier.err" &
 	tr_pid=$!
-	wait_ready "$W/carrier.err" tracing $tr_pid || bad "svtrace did not start: $(tail -2 "$W/carrier.err")"
+	wait_ready_file "$W/carrier.ready" $tr_pid || bad "svtrace did not start: $(tail -2 "$W/carrier.err")"
 	ip netns exec "${P}pub" "$SVKIT_BUILD/publisher/svpub" -c "$CONF" -i "${P}p0" -d 2 -q >/dev/null 2>&1 ||
 		bad "svpub failed"
 	wait $tr_pid || bad "svtrace exited $?"

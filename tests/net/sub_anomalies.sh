@@ -36,10 +36,11 @@ veth_pair an
 live() {
 	local file=$1 tag=$2 rc
 	"$SVSUB" --read "$file" --json >"$T/$tag.read.json" 2>/dev/null || fail "svsub --read $file"
-	: >"$T/sub.err"	# emptied before the start: wait_ready.sh
-	ip netns exec "$NB" "$SVSUB" -i b0 --backend "$BACKEND" --json >"$T/$tag.live.json" 2>"$T/sub.err" &
+	rm -f "$T/sub.ready"
+	ip netns exec "$NB" "$SVSUB" -i b0 --backend "$BACKEND" --json --ready-file "$T/sub.ready" \
+		>"$T/$tag.live.json" 2>"$T/sub.err" &
 	SUBPID=$!
-	wait_ready "$T/sub.err" receiving "$SUBPID" || fail "svsub did not start"
+	wait_ready_file "$T/sub.ready" "$SUBPID" || fail "svsub did not start"
 	ip netns exec "$NA" "$REPLAY" -i a0 --fps 20000 "$file" >"$T/$tag.tx.json" 2>"$T/tx.err" ||
 		fail "replay of $file: $(cat "$T/tx.err" "$T/$tag.tx.json")"
 	sleep 0.5

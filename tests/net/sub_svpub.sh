@@ -49,10 +49,11 @@ attempt() {
 	# svsub runs SCHED_FIFO (as in production, and so that other processes of a shared machine cannot starve it
 	# into ring overflows); svpub too (below)
 	RT=(); command -v chrt >/dev/null && RT=(chrt -f 10)
-	: >"$T/sub.err"	# emptied before the start: wait_ready.sh
-	ip netns exec "$NB" "${RT[@]}" "$SVSUB" -i b0 --backend "$BACKEND" --clock-trusted --json >"$T/sub.json" 2>"$T/sub.err" &
+	rm -f "$T/sub.ready"
+	ip netns exec "$NB" "${RT[@]}" "$SVSUB" -i b0 --backend "$BACKEND" --clock-trusted --json \
+		--ready-file "$T/sub.ready" >"$T/sub.json" 2>"$T/sub.err" &
 	SUBPID=$!
-	wait_ready "$T/sub.err" receiving "$SUBPID" || fail "svsub did not start"
+	wait_ready_file "$T/sub.ready" "$SUBPID" || fail "svsub did not start"
 
 	ip netns exec "$NA" "$SVPUB" -c "$CONF" --interface a0 --duration "$SECS" -s priority=20 -s mlockall=true --json -q >"$T/pub.json" 2>"$T/pub.err" ||
 		fail "svpub failed"

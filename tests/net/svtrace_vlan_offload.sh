@@ -60,20 +60,21 @@ CASES="0x4100 p0 - none
 0x4109 p0 - 9
 0x410a p0 0x8100:10 10"
 
-: >"$TMP/sub.err"
-ip netns exec "$NS_V1" "$SVSUB" -i vm1 --backend af_xdp --clock-trusted --json >"$TMP/sub.json" 2>"$TMP/sub.err" &
+rm -f "$TMP/sub.ready"
+ip netns exec "$NS_V1" "$SVSUB" -i vm1 --backend af_xdp --clock-trusted --json --ready-file "$TMP/sub.ready" \
+	>"$TMP/sub.json" 2>"$TMP/sub.err" &
 SUB_PID=$!
 LAB_PIDS="$LAB_PIDS $SUB_PID"
-wait_ready "$TMP/sub.err" receiving "$SUB_PID" || fail "svsub did not start"
+wait_ready_file "$TMP/sub.ready" "$SUB_PID" || fail "svsub did not start"
 : >"$TMP/r2.ready"
 ip netns exec "$NS_V2" python3 "$LAB" recv vm2 $((SECS + 5)) >"$TMP/r2" 2>"$TMP/r2.ready" &
 LAB_PIDS="$LAB_PIDS $!"
 wait_ready "$TMP/r2.ready" listening $! || fail "receiver in guest 2 did not start"
-: >"$TMP/trace.err"
+rm -f "$TMP/trace.ready"
 "$SVTRACE" --netns "$NS_H" --ingress up0 --egress vm1p,vm2p --json --duration $((SECS + 4)) \
-	--record "$TMP/trace.rec" >"$TMP/trace.json" 2>"$TMP/trace.err" &
+	--record "$TMP/trace.rec" --ready-file "$TMP/trace.ready" >"$TMP/trace.json" 2>"$TMP/trace.err" &
 TRACE_PID=$!
-wait_ready "$TMP/trace.err" tracing "$TRACE_PID" || fail "svtrace did not start"
+wait_ready_file "$TMP/trace.ready" "$TRACE_PID" || fail "svtrace did not start"
 
 SENDERS=""
 while read -r appid dev tags vlan; do

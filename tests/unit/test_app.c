@@ -510,8 +510,6 @@ static void test_registry_and_config(void **state)
 	static const char good[] = "app: overcurrent\npickup: 1500\ntrip_samples: 10\nnominal_hz: 60\n"
 				   "backend: af_packet\nblock_test: false\n";
 	static const char bad[] = "app: overcurrent\npickupp: 1500\n";
-	bool src;
-	char *argv[] = { "svsub", "-r", "x.pcap", "--config", "a.yaml", "-cb.yaml", NULL };
 
 	(void)state;
 	assert_ptr_equal(svapp_find("overcurrent"), &svapp_overcurrent_ops);
@@ -528,12 +526,10 @@ static void test_registry_and_config(void **state)
 			 -EINVAL);
 	assert_int_equal(err.line, 2);
 	assert_non_null(strstr(err.text, "t.yaml:2:"));
-	assert_string_equal(svsub_config_prescan(6, argv, &src), "b.yaml");
-	assert_true(src);
 }
 
-/* One source for the ranges: a value is accepted on the command line (svsub_config_set_opt) exactly when it
- * is accepted in a file (load + svsub_config_check), and --help / the messages name the same range. */
+/* One source for the ranges: a value is accepted on the command line (the table's row, sv_cli) exactly when
+ * it is accepted in a file (load + svsub_config_check), and --help / the messages name the same range. */
 static const struct range_case {
 	const char *key, *value;
 	bool ok;
@@ -546,6 +542,15 @@ static const struct range_case {
 	{ "max_latency_ms", "0", true },   { "max_latency_ms", "1000", false },
 	{ "trip_samples", "0", true },	   { "max_streams", "0", false },    { "nominal_hz", "1001", false },
 };
+
+/* Makes @path (a mkstemp template) an empty temporary file's name. */
+static void temp_file(char *path)
+{
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+}
 
 /* Writes @text to @path and loads it as svsub does (defaults, the file, svsub_config_check). */
 static int load_text(const char *path, const char *text, struct svsub_file_config *c, struct sv_cfg_error *err)
@@ -563,15 +568,12 @@ static int load_text(const char *path, const char *text, struct svsub_file_confi
 
 static void test_config_ranges_one_source(void **state)
 {
-	char path[] = "/tmp/test_app_cfg_XXXXXX", msg[256], range[64];
+	char path[] = "/tmp/test_app_cfg_XXXXXX", range[64];
 	struct svsub_file_config c;
 	struct sv_cfg_error err;
-	int fd;
 
 	(void)state;
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
+	temp_file(path);
 	for (size_t i = 0; i < sizeof(range_cases) / sizeof(range_cases[0]); i++) {
 		const struct range_case *tc = &range_cases[i];
 		char text[128];
@@ -579,26 +581,28 @@ static void test_config_ranges_one_source(void **state)
 		print_message("%s: %s\n", tc->key, tc->value);
 		snprintf(text, sizeof(text), "nominal_hz: 60\n%s: %s\n", tc->key, tc->value);
 		assert_int_equal(svsub_config_init(&c), 0);
-		assert_int_equal(svsub_config_set_opt(&c, tc->key, tc->value, msg, sizeof(msg)) == 0, tc->ok);
+		assert_int_equal(sv_config_set_value(svsub_config_table, &c, tc->key, tc->value, &err) == 0, tc->ok);
 		assert_int_equal(load_text(path, text, &c, &err) == 0, tc->ok);
 		if (!tc->ok)
 			assert_non_null(strstr(err.text, ":2:")); /* file:line:column of the value */
 	}
 
 	/* the hole at 1, said the same way everywhere */
-	assert_int_equal(svsub_config_range("wrap", range, sizeof(range)), 0);
+	assert_int_equal(sv_config_format_range(sv_config_find_key(svsub_config_table, "wrap"), range, sizeof(range)), 0);
 	assert_string_equal(range, "0 or 2..65536");
-	assert_int_equal(svsub_config_range("resync_run", range, sizeof(range)), 0);
+	assert_int_equal(sv_config_format_range(sv_config_find_key(svsub_config_table, "resync_run"), range,
+						sizeof(range)), 0);
 	assert_string_equal(range, "0 or 2..65536");
-	assert_int_equal(svsub_config_range("max_streams", range, sizeof(range)), 0);
+	assert_int_equal(sv_config_format_range(sv_config_find_key(svsub_config_table, "max_streams"), range,
+						sizeof(range)), 0);
 	assert_string_equal(range, "1..1048576");
-	assert_int_equal(svsub_config_range("nope", range, sizeof(range)), -ENOENT);
+	assert_null(sv_config_find_key(svsub_config_table, "nope"));
 	assert_int_equal(svsub_config_init(&c), 0);
 	c.wrap = 7;
-	assert_int_equal(svsub_config_set_opt(&c, "wrap", "1", msg, sizeof(msg)), -EINVAL);
-	assert_string_equal(msg, "1 is out of range 0 or 2..65536");
+	assert_int_equal(sv_config_set_value(svsub_config_table, &c, "wrap", "1", &err), -EINVAL);
+	assert_string_equal(err.msg, "1 is out of range 0 or 2..65536");
 	assert_int_equal(c.wrap, 7); /* unchanged on error */
-	assert_int_equal(svsub_config_set_opt(&c, "wrap", "4800", msg, sizeof(msg)), 0);
+	assert_int_equal(sv_config_set_value(svsub_config_table, &c, "wrap", "4800", &err), 0);
 	assert_int_equal(c.wrap, 4800);
 	FILE *f = fopen(path, "w");
 
@@ -606,10 +610,9 @@ static void test_config_ranges_one_source(void **state)
 	fprintf(f, "# comment\nwrap:   1\n");
 	fclose(f);
 	assert_int_equal(svsub_config_init(&c), 0);
-	assert_int_equal(sv_config_load_file(svsub_config_table, &c, path, &err), 0);
-	assert_int_equal(svsub_config_check(&c, path, msg, sizeof(msg)), -EINVAL);
-	assert_int_equal(strncmp(msg, path, strlen(path)), 0);
-	assert_string_equal(msg + strlen(path), ":2:9: wrap: 1 is out of range 0 or 2..65536");
+	assert_int_equal(sv_config_load_file(svsub_config_table, &c, path, &err), -EINVAL);
+	assert_int_equal(strncmp(err.text, path, strlen(path)), 0);
+	assert_string_equal(err.text + strlen(path), ":2:9: wrap: 1 is out of range 0 or 2..65536");
 	unlink(path);
 }
 
@@ -645,12 +648,9 @@ static void test_config_datasets(void **state)
 	static struct svsub_dataset_rule rules[SVSUB_CFG_MAX_DATASETS];
 	char path[] = "/tmp/test_app_ds_XXXXXX", key[64], msg[256];
 	struct sv_cfg_error err;
-	int fd;
 
 	(void)state;
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
+	temp_file(path);
 	for (size_t i = 0; i < sizeof(dsc_cases) / sizeof(dsc_cases[0]); i++) {
 		const struct dsc_case *tc = &dsc_cases[i];
 		unsigned n = 99;

@@ -1,6 +1,7 @@
 #!/bin/sh
-# vm/man/*.[18]: each page renders with groff and man without a single warning, and names every option
-# that the tool's specification (issues 3-6) gives it.
+# docs/man/*.[18]: each page renders with groff and man without a single warning, and names every option
+# that the tool's specification (issues 3-6) gives it and, where the tools are built (SVKIT_BUILD), every
+# option the tool itself lists (--features: its one option table).
 set -u
 SRC=${SVKIT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 for c in groff man; do command -v $c >/dev/null || { echo "SKIP: $c missing"; exit 77; }; done
@@ -9,7 +10,7 @@ trap 'rm -rf "$T"' EXIT INT TERM
 fail=0
 for page in svpub.1 svsub.1 svtrace.8 svreport.1; do
 	tool=${page%.*}
-	f="$SRC/vm/man/$page"
+	f="$SRC/docs/man/$page"
 	[ -f "$f" ] || { echo "FAIL: $f missing"; fail=1; continue; }
 	LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$f" >"$T/groff" 2>&1
 	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" >"$T/$tool.txt" 2>"$T/man"
@@ -27,6 +28,15 @@ for page in svpub.1 svsub.1 svtrace.8 svreport.1; do
 	for o in $opts; do
 		grep -qF -- "$o" "$T/flat" || { echo "FAIL: $page does not document $o"; fail=1; }
 	done
+	bin=""
+	for d in publisher subscriber bpf report; do
+		[ -x "${SVKIT_BUILD:-/nonexistent}/$d/$tool" ] && bin="$SVKIT_BUILD/$d/$tool"
+	done
+	if [ -n "$bin" ] && command -v python3 >/dev/null; then
+		for o in $("$bin" --features | python3 -c 'import json, sys; print(" ".join(json.load(sys.stdin)["options"]))'); do
+			grep -qF -- "--$o" "$T/flat" || { echo "FAIL: $page does not document --$o ($tool --features lists it)"; fail=1; }
+		done
+	fi
 	for s in NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" EXAMPLES "SEE ALSO"; do
 		grep -q "^$s" "$T/$tool.txt" || { echo "FAIL: $page lacks section $s"; fail=1; }
 	done

@@ -1,8 +1,8 @@
 #!/bin/sh
-# vm/packaging.cmake: a CPack DEB of svkit, built here from a stand-in project that has the same
+# packaging/packaging.cmake: a CPack DEB of svkit, built here from a stand-in project that has the same
 # programs as stubs (the real ones are built elsewhere), carries the right name, dependencies,
 # maintainer, description, maintainer scripts, conffiles, units in /lib/systemd/system, the hook,
-# the man pages (the same text as vm/man).
+# the man pages (the same text as docs/man).
 set -u
 SRC=${SVKIT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 for c in cmake cpack dpkg-deb cc; do command -v $c >/dev/null || { echo "SKIP: $c missing"; exit 77; }; done
@@ -24,7 +24,7 @@ endforeach()
 add_executable(svtrace stub.c)
 install(TARGETS svtrace DESTINATION \${CMAKE_INSTALL_SBINDIR})
 install(FILES stub.c DESTINATION \${CMAKE_INSTALL_LIBDIR}/svkit/bpf RENAME sv_xdp.bpf.o)
-include($SRC/vm/packaging.cmake)
+include($SRC/packaging/packaging.cmake)
 CM
 if ! { cmake -S "$T/p" -B "$T/b" -DCMAKE_INSTALL_PREFIX=/usr >"$T/log" 2>&1 &&
 	cmake --build "$T/b" >>"$T/log" 2>&1 && (cd "$T/b" && cpack -G DEB >>"$T/log" 2>&1); }; then
@@ -63,9 +63,9 @@ dpkg-deb -e "$DEB" "$T/ctl"
 for s in postinst postrm conffiles; do [ -f "$T/ctl/$s" ] || bad "control lacks $s"; done
 grep -qx /etc/svkit/vhost-hook.conf "$T/ctl/conffiles" 2>/dev/null || bad "conffiles"
 sh -n "$T/ctl/postinst" || bad "postinst syntax"
-# Man pages in the package are the ones in vm/man.
+# Man pages in the package are the ones in docs/man.
 dpkg-deb -x "$DEB" "$T/root"
-zcat "$T/root/usr/share/man/man1/svsub.1.gz" | cmp -s - "$SRC/vm/man/svsub.1" || bad "svsub.1.gz differs from vm/man/svsub.1"
+zcat "$T/root/usr/share/man/man1/svsub.1.gz" | cmp -s - "$SRC/docs/man/svsub.1" || bad "svsub.1.gz differs from docs/man/svsub.1"
 [ $fail = 0 ] && ok "files, modes, maintainer scripts, conffiles"
 if [ "$fail" = 0 ]; then echo "PASS: packaging"; exit 0; fi
 echo "FAIL: packaging"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # vm/systemd/*.service: systemd-analyze verify passes for each unit (an instance of svsub@), with
-# the Documentation= man pages resolved from vm/man; svsub@ and svpub grant the same ambient and bounding
+# the Documentation= man pages resolved from docs/man; svsub@ and svpub grant the same ambient and bounding
 # capabilities (which ones, and that each is needed: tests/fault/privileges.sh, which runs the tools with them) and
 # the real-time settings; a broken unit is caught (the check can fail).
 set -u
@@ -24,7 +24,7 @@ mkdir -p "$R/usr/sbin"; printf '#!/bin/sh\nexit 0\n' >"$R/usr/sbin/svtrace"; chm
 for b in svpub svsub svreport; do printf '#!/bin/sh\nexit 0\n' >"$R/usr/bin/$b"; chmod 755 "$R/usr/bin/$b"; done
 mkdir -p "$R/usr/lib/svkit"; cp "$SRC/vm/systemd/svkit-set-aside" "$R/usr/lib/svkit/"	# ExecStartPre= keeps old records
 cp "$SRC"/vm/systemd/*.service "$R/usr/lib/systemd/system/"
-cp "$SRC"/vm/man/*.1 "$T/man/man1/"; cp "$SRC"/vm/man/*.8 "$T/man/man8/"
+cp "$SRC"/docs/man/*.1 "$T/man/man1/"; cp "$SRC"/docs/man/*.8 "$T/man/man8/"
 verify() {
 	MANPATH="$T/man" systemd-analyze verify --root="$R" "$@" >"$T/v.out" 2>&1
 }
@@ -53,6 +53,10 @@ for u in "$S" "$SRC/vm/systemd/svpub.service" "$SRC/vm/systemd/svtrace.service";
 	[ "$(key RestartPreventExitStatus "$u")" = 2 ] || bad "$(basename "$u"): RestartPreventExitStatus"
 done
 [ "$(key Restart "$S")" = on-failure ] || bad "svsub@: Restart"
+# started means ready: each tool says READY=1 (sv_ready.h), so units ordered after one start once it is
+for u in "$S" "$SRC/vm/systemd/svpub.service" "$SRC/vm/systemd/svtrace.service"; do
+	[ "$(key Type "$u")" = notify ] || bad "$(basename "$u"): Type=$(key Type "$u"), not notify"
+done
 [ "$(key KillSignal "$S")" = SIGINT ] || bad "svsub@: KillSignal"
 key ExecStart "$S" | grep -q -- '-c /etc/svkit/svsub-%i.yaml' || bad "svsub@: config per instance"
 ok "svsub@ contract checked"

@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
-# svkit's Debian package (CPack DEB) and the install rules of what lives in vm/.
-# Included from the top-level CMakeLists.txt after the programs' subdirectories:
-#     include(vm/packaging.cmake)
+# svkit's Debian package (CPack DEB), and the install rules of what is not a program: the deployment files
+# of vm/ and the man pages of docs/man. Included from the top-level CMakeLists.txt after the programs'
+# subdirectories:
+#     include(packaging/packaging.cmake)
 # Build the package with:   cmake --build BUILD && (cd BUILD && cpack -G DEB)
 # Programs and BPF objects are installed by their own CMakeLists (publisher/, subscriber/, bpf/,
 # report/); this file adds the units, the libvirt hook, the man pages, the domain renderer.
 include(GNUInstallDirs)
-set(SVKIT_VM_DIR ${CMAKE_CURRENT_LIST_DIR})
+get_filename_component(SVKIT_TOP_DIR ${CMAKE_CURRENT_LIST_DIR} DIRECTORY)
+set(SVKIT_VM_DIR ${SVKIT_TOP_DIR}/vm)
+set(SVKIT_MAN_DIR ${SVKIT_TOP_DIR}/docs/man)
+set(SVKIT_DEB_DIR ${CMAKE_CURRENT_LIST_DIR}/deb)
 
 # systemd units where Debian keeps packaged units (not /etc: that is the administrator's).
 install(FILES ${SVKIT_VM_DIR}/systemd/svsub@.service ${SVKIT_VM_DIR}/systemd/svpub.service
@@ -23,7 +27,7 @@ install(FILES ${SVKIT_VM_DIR}/hooks/vhost-hook.conf DESTINATION /etc/svkit)
 find_program(SVKIT_GZIP gzip)
 # svtrace needs root (BPF, every namespace): an administration command, section 8, in /usr/sbin.
 foreach(page svpub.1 svsub.1 svtrace.8 svreport.1)
-	set(src ${SVKIT_VM_DIR}/man/${page})
+	set(src ${SVKIT_MAN_DIR}/${page})
 	string(REGEX REPLACE ".*\\." "" sec ${page})
 	if(SVKIT_GZIP)
 		set(gz ${CMAKE_BINARY_DIR}/man/${page}.gz)
@@ -71,7 +75,7 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "libbpf1 (>= 1:1.1), libxdp1 (>= 1.3), libpcap0
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "linuxptp, tuned")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libvirt-daemon-system, rt-tests")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
-    "${SVKIT_VM_DIR}/packaging/postinst;${SVKIT_VM_DIR}/packaging/postrm;${SVKIT_VM_DIR}/packaging/conffiles")
+    "${SVKIT_DEB_DIR}/postinst;${SVKIT_DEB_DIR}/postrm;${SVKIT_DEB_DIR}/conffiles")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
