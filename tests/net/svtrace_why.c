@@ -323,6 +323,8 @@ static void *receiver(void *arg)
 			char *m = mmap(NULL, FAULT_PAGES * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 			if (m != MAP_FAILED) {
+				/* one fault per page: no large folio (mTHP) filling several pages at once */
+				madvise(m, FAULT_PAGES * 4096, MADV_NOHUGEPAGE);
 				for (int i = 0; i < FAULT_PAGES; i++)
 					m[i * 4096] = 1;
 				munmap(m, FAULT_PAGES * 4096);

@@ -69,9 +69,19 @@ int BPF_PROG(why_test_late)
 	__u32 i = why_test_in.seq % WHY_TEST_SEQS;
 	struct why_test_seq *q = bpf_map_lookup_elem(&why_test_seqs, &i);
 	struct sv_track tr = {};
+	struct svtrace_why_skb *s;
 
 	if (!q || q->seq != why_test_in.seq)
 		return 0;
+	/* svtrace runs its late path in the copy's free, while the skb is still this frame's; the test asks
+	 * after recv(), when the skb may already carry a later frame (the slab hands the same address out
+	 * again) whose receive stamp replaced this one's: this frame's own stamps, put back */
+	s = why_skb_of(q->key, true);
+	if (s) {
+		s->t_qdisc = 0;
+		s->t_rx = q->t_rx;
+		s->cpu_rx = q->cpu_rx;
+	}
 	tr.t2a_ns = why_test_in.t2a_ns;
 	tr.tid2a = why_test_in.tid2a;
 	tr.cpu2a = (__u16)why_test_in.cpu2a;
