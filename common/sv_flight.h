@@ -45,7 +45,8 @@
 struct sv_flight;
 
 struct sv_flight_cfg {
-	struct sv_record_writer *w;	/* the records go there (not owned) */
+	struct sv_record_writer *w;	/* the records go there (not owned: closed by the caller after
+					 * sv_flight_close) */
 	uint32_t events_per_s;		/* EVENT records pushed per second, all streams: sizes the ring */
 	uint32_t ring_max;		/* the ring's cap in records; 0: SV_FLIGHT_RING_MAX */
 	int64_t pre_ns;			/* N before the trigger; 0: SV_FLIGHT_PRE_NS_DEFAULT */

@@ -401,7 +401,7 @@ struct sv_rec_unwritten {
 };
 
 /*
- * INTERVAL (minor version 2): one interval of a soak (sv_soak.h) for one (stream, hop, guest): its counters and
+ * INTERVAL (minor version 2): one interval of a soak (sv_interval.h) for one (stream, hop, guest): its counters and
  * its worst frame. Intervals are aligned on the TAI scale (tai_sec is a multiple of the period on every host),
  * so the intervals of svpub, svtrace and every svsub of one soak line up without joining frames. Two sizes:
  * 56 octets when every counter of the long part is 0 (the usual case), else 104; the reader hands both out
@@ -693,7 +693,7 @@ int sv_record_write_thread(struct sv_record_writer *w, const struct sv_rec_threa
 int sv_record_write_hist(struct sv_record_writer *w, const struct sv_rec_hist *hdr, const struct sv_stats *h);
 /* SYNC: the state @s (NULL: read it now) stamped @t_ns on the file's clock (0: now). */
 int sv_record_write_sync(struct sv_record_writer *w, const struct sv_clock_sync *s, int64_t t_ns);
-/* Soak records (sv_soak.h, sv_flight.h write them). INTERVAL goes out in its short form when every field of
+/* Soak records (sv_interval.h and sv_flight.h write them). INTERVAL goes out in its short form when every field of
  * the long part is 0. -EINVAL: a point, flag, class or stream out of range, period 0, drop counts above
  * `dropped`, a window ending before it starts, a clock step that is not new - old. */
 int sv_record_write_interval(struct sv_record_writer *w, const struct sv_rec_interval *iv);
