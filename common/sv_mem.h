@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /*
  * Writes a zero into every page of zeroed (calloc'd) memory @p of @len octets, so that its pages are mapped
@@ -21,6 +22,19 @@ static inline void sv_prefault(void *p, size_t len)
 		b[off] = 0;
 	if (len)
 		b[len - 1] = 0;
+}
+
+/* calloc() of @n x @size octets, its pages touched now (sv_prefault): memory a module keeps for its whole life,
+ * allocated at its start. Adds the octets to *@total (a module's memory figure). NULL (errno) on failure. */
+static inline void *sv_calloc_prefaulted(size_t n, size_t size, size_t *total)
+{
+	void *p = calloc(n, size);
+
+	if (p) {
+		sv_prefault(p, n * size);
+		*total += n * size;
+	}
+	return p;
 }
 
 #endif /* SV_MEM_H */

@@ -28,7 +28,8 @@ static const char *const kind_names[SV_REC_KIND_MAX] = {
 	[SV_REC_STREAM] = "stream", [SV_REC_NAME] = "name",	[SV_REC_EVENT] = "event",
 	[SV_REC_SUMMARY] = "summary", [SV_REC_HIST] = "hist", [SV_REC_DROP] = "drop",
 	[SV_REC_THREAD] = "thread", [SV_REC_SYNC] = "sync",	[SV_REC_END] = "end",
-	[SV_REC_UNWRITTEN] = "unwritten", [SV_REC_WHY] = "why",
+	[SV_REC_UNWRITTEN] = "unwritten", [SV_REC_INTERVAL] = "interval", [SV_REC_WINDOW] = "window",
+	[SV_REC_CLOCK] = "clock", [SV_REC_WHY] = "why",
 };
 
 const char *sv_rec_kind_name(unsigned kind)
@@ -150,6 +151,15 @@ const char *sv_rec_reason_name(unsigned reason)
 	default:
 		return NULL;
 	}
+}
+
+const char *sv_rec_window_class_name(unsigned cls)
+{
+	static const char *const names[SV_WINDOW_CLASSES] = { "latency", "loss", "drop", "change", "restart" };
+
+	if (cls == SV_WINDOW_CLASS_NONE)
+		return "none";
+	return cls < SV_WINDOW_CLASSES ? names[cls] : "unknown";
 }
 
 const char *sv_sched_policy_name(unsigned p)
@@ -283,13 +293,22 @@ static const uint16_t fixed_size[SV_REC_KIND_MAX] = {
 	[SV_REC_HIST] = 0 /* variable */,		[SV_REC_DROP] = sizeof(struct sv_rec_drop),
 	[SV_REC_THREAD] = sizeof(struct sv_rec_thread), [SV_REC_SYNC] = sizeof(struct sv_rec_sync),
 	[SV_REC_END] = sizeof(struct sv_rec_end),	[SV_REC_UNWRITTEN] = sizeof(struct sv_rec_unwritten),
-	[SV_REC_WHY] = sizeof(struct sv_rec_why),
+	[SV_REC_INTERVAL] = 0 /* short or long */,	[SV_REC_WINDOW] = sizeof(struct sv_rec_window),
+	[SV_REC_CLOCK] = sizeof(struct sv_rec_clock),	[SV_REC_WHY] = sizeof(struct sv_rec_why),
 };
 
-/* A kind this version reads (the numbers between the named ones are reserved: skipped like a newer one's). */
+/* A kind this version reads (a number without a name is skipped like a newer one's). */
 static bool kind_known(unsigned kind)
 {
 	return kind < SV_REC_KIND_MAX && kind_names[kind];
+}
+
+/* The size a record of a known fixed-layout kind may have (not HIST: its length says). */
+static bool kind_size_ok(unsigned kind, unsigned size)
+{
+	if (kind == SV_REC_INTERVAL)
+		return size == SV_REC_INTERVAL_SHORT || size == sizeof(struct sv_rec_interval);
+	return size == fixed_size[kind];
 }
 
 #define BLK_HDR sizeof(struct sv_rec_block_header)
@@ -335,10 +354,14 @@ struct sv_record_writer {
 	int64_t last_sync;	       /* INT64_MIN: never */
 	int64_t next_space;	       /* next floor check; INT64_MIN: not scheduled yet */
 	bool unsynced;		       /* blocks written since the last fdatasync */
+	int64_t (*now)(void *ctx);     /* cfg.now: the writer's times from the caller (a simulated run) */
+	void *now_ctx;
 };
 
 static int64_t writer_now(const struct sv_record_writer *w)
 {
+	if (w->now)
+		return w->now(w->now_ctx);
 	return sv_clock_gettime_ns(w->cid);
 }
 
@@ -1007,6 +1030,8 @@ int sv_record_writer_open(struct sv_record_writer **wp, const struct sv_record_w
 		sv_clock_posix_id(cfg->clock, &w->cid);
 	w->flush_ns = cfg->flush_ns;
 	w->sync_ns = cfg->sync_ns;
+	w->now = cfg->now;
+	w->now_ctx = cfg->now_ctx;
 	w->min_free = cfg->min_free_bytes;
 	w->pending_since = w->last_sync = w->next_space = INT64_MIN;
 	/* the part's last full block, then a block of UNWRITTEN + END, rounded to pages */
@@ -1045,7 +1070,7 @@ int sv_record_writer_open(struct sv_record_writer **wp, const struct sv_record_w
 	if (getrandom(&h->run_id, sizeof(h->run_id), GRND_NONBLOCK) != sizeof(h->run_id))
 		h->run_id = (uint64_t)sv_clock_gettime_ns(CLOCK_MONOTONIC) ^ ((uint64_t)getpid() << 40);
 	h->start_ns = writer_now(w);
-	h->start_realtime_ns = sv_clock_gettime_ns(CLOCK_REALTIME);
+	h->start_realtime_ns = w->now ? h->start_ns : sv_clock_gettime_ns(CLOCK_REALTIME);
 	h->pid = (uint32_t)getpid();
 	h->phc_index = cfg->clock == SV_CLOCK_PHC ? cfg->phc_index : -1;
 	if (cfg->sync) {
@@ -1059,6 +1084,8 @@ int sv_record_writer_open(struct sv_record_writer **wp, const struct sv_record_w
 	}
 	sync_to_rec(&h->sync, &sync, h->start_ns);
 	h->tai_offset_s = sync.tai_offset_s;
+	if (w->now && cfg->clock == SV_CLOCK_TAI)
+		h->start_realtime_ns -= (int64_t)sync.tai_offset_s * SV_NSEC_PER_SEC; /* the simulated run's UTC */
 	if (sync.tai_unset)
 		h->flags |= SV_REC_FH_TAI_UNSET;
 	if (sync.unsync)
@@ -1284,6 +1311,76 @@ int sv_record_write_sync(struct sv_record_writer *w, const struct sv_clock_sync 
 	return writer_append(w, SV_REC_SYNC, &r, sizeof(r));
 }
 
+/* The field checks of the soak kinds, shared by the writer (refuses) and the reader (drops): NULL when fine,
+ * else the name of the bad field. Stream definitions are checked apart (each side has its table). */
+static const char *interval_bad(const struct sv_rec_interval *iv)
+{
+	if (!hop_ok(iv->from_point, iv->point))
+		return "interval.point";
+	if (iv->flags & ~SV_REC_INTERVAL_F_ALL)
+		return "interval.flags";
+	if (!iv->period_ms)
+		return "interval.period_ms";
+	if ((uint64_t)iv->drop_count[0] + iv->drop_count[1] > iv->dropped)
+		return "interval.drop_count";
+	return NULL;
+}
+
+static const char *window_bad(const struct sv_rec_window *win)
+{
+	bool summary = win->flags & SV_REC_WINDOW_F_SUMMARY;
+
+	if (win->flags & ~SV_REC_WINDOW_F_ALL)
+		return "window.flags";
+	if (summary ? win->cls != SV_WINDOW_CLASS_NONE : win->cls >= SV_WINDOW_CLASSES)
+		return "window.cls";
+	if (win->classes >= 1u << SV_WINDOW_CLASSES || (!summary && !(win->classes & (1u << win->cls))))
+		return "window.classes";
+	if (win->point >= SV_POINT_COUNT && win->point != SV_POINT_NONE)
+		return "window.point";
+	if (!summary && (win->stream == SV_REC_STREAM_NONE || win->t_start_ns > win->t_end_ns))
+		return "window.span";
+	return NULL;
+}
+
+static const char *clock_bad(const struct sv_rec_clock *c)
+{
+	if (c->clock >= SV_CLOCK_COUNT)
+		return "clock.clock";
+	if (c->flags & ~SV_REC_CLOCK_F_ALL)
+		return "clock.flags";
+	if ((int64_t)((uint64_t)c->new_to_tai_ns - (uint64_t)c->old_to_tai_ns) != c->step_ns || c->gap_ns < 0 ||
+	    c->threshold_ns < 0)
+		return "clock.step";
+	return NULL;
+}
+
+int sv_record_write_interval(struct sv_record_writer *w, const struct sv_rec_interval *iv)
+{
+	static const uint8_t zero[sizeof(*iv) - SV_REC_INTERVAL_SHORT];
+	const uint8_t *tail = (const uint8_t *)iv + SV_REC_INTERVAL_SHORT;
+
+	if (interval_bad(iv) || !stream_ok(w, iv->stream))
+		return -EINVAL;
+	/* most intervals lose, drop and restart nothing: 56 octets instead of 104 (sv_record.h) */
+	return writer_append(w, SV_REC_INTERVAL, iv,
+			     memcmp(tail, zero, sizeof(zero)) ? sizeof(*iv) : SV_REC_INTERVAL_SHORT);
+}
+
+int sv_record_write_window(struct sv_record_writer *w, const struct sv_rec_window *win)
+{
+	if (window_bad(win) || !stream_ok(w, win->stream))
+		return -EINVAL;
+	return writer_append(w, SV_REC_WINDOW, win, sizeof(*win));
+}
+
+int sv_record_write_clock(struct sv_record_writer *w, const struct sv_rec_clock *c)
+{
+	if (clock_bad(c))
+		return -EINVAL;
+	return writer_append(w, SV_REC_CLOCK, c, sizeof(*c));
+}
+
 void sv_rec_summary_fill(struct sv_rec_summary *s, const struct sv_stats *h)
 {
 	struct sv_stats_summary sum;
@@ -1497,6 +1594,8 @@ struct sv_record_reader {
 	struct sv_rec_name *names;
 	unsigned nnames;
 	struct sv_stats *scratch;
+	bool to_tai_ok;		/* the conversion in force: the header's, then each CLOCK record's of the */
+	int64_t to_tai_ns;	/* file's own clock */
 };
 
 static int reader_fail(struct sv_record_reader *r, enum sv_record_err e, uint64_t off, const char *detail)
@@ -1558,6 +1657,8 @@ static int reader_check_header(struct sv_record_reader *r)
 		return reader_fail(r, SV_RECORD_E_HEADER_FIELD, offsetof(struct sv_rec_file_header, host), "host");
 	r->off = sizeof(*h);
 	r->header_ok = true;
+	r->to_tai_ok = h->flags & SV_REC_FH_TO_TAI;
+	r->to_tai_ns = h->to_tai_ns;
 	return 0;
 }
 
@@ -1682,7 +1783,7 @@ static int64_t block_frame(const struct sv_record_reader *r, uint64_t at, uint32
 				memcpy(&rh, r->blk + pos, sizeof(rh));
 				if (rh.len > h.size - sizeof(rh) || h.size - sizeof(rh) - rh.len >= 8)
 					return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, "hist len");
-			} else if (h.size != fixed_size[h.kind]) {
+			} else if (!kind_size_ok(h.kind, h.size)) {
 				return blk_fault(ft, SV_RECORD_E_RECORD_SIZE, roff, sv_rec_kind_name(h.kind));
 			}
 		}
@@ -2119,6 +2220,14 @@ static const char *reader_check_fields(struct sv_record_reader *r, struct sv_rec
 			return "unwritten.counts";
 		return NULL;
 	}
+	case SV_REC_INTERVAL:
+		*stream_undef = !reader_stream_ok(r, o->u.interval.stream);
+		return interval_bad(&o->u.interval);
+	case SV_REC_WINDOW:
+		*stream_undef = !reader_stream_ok(r, o->u.window.stream);
+		return window_bad(&o->u.window);
+	case SV_REC_CLOCK:
+		return clock_bad(&o->u.clock);
 	case SV_REC_END:
 		if (o->u.end.rotated > 1)
 			return "end.rotated";
@@ -2150,6 +2259,10 @@ static void reader_enter(struct sv_record_reader *r, const struct sv_rec *o)
 			r->names[r->nnames++] = o->u.name;
 	} else if (o->kind == SV_REC_END) {
 		r->ended = true;
+	} else if (o->kind == SV_REC_CLOCK && o->u.clock.clock == r->hdr.clock) {
+		/* the file's own clock measured against TAI again (a step): later times convert with it */
+		r->to_tai_ok = true;
+		r->to_tai_ns = o->u.clock.new_to_tai_ns;
 	}
 }
 
@@ -2298,9 +2411,9 @@ const char *sv_record_reader_name(const struct sv_record_reader *r, unsigned nam
 
 bool sv_record_reader_to_tai(const struct sv_record_reader *r, int64_t t_ns, int64_t *t_tai_ns)
 {
-	if (!(r->hdr.flags & SV_REC_FH_TO_TAI))
+	if (!r->to_tai_ok)
 		return false;
-	*t_tai_ns = t_ns + r->hdr.to_tai_ns;
+	*t_tai_ns = t_ns + r->to_tai_ns;
 	return true;
 }
 

@@ -5,7 +5,8 @@
  *
  *   file   := file_header(256 B) block*            (little-endian; all sizes multiples of 8)
  *   block  := block_header(16 B) record+           (CRC-32C over header fields + payload)
- *   record := {u8 kind, u8 point, u16 size, ...}   (fixed size per kind; HIST is length-prefixed)
+ *   record := {u8 kind, u8 point, u16 size, ...}   (fixed size per kind; HIST is length-prefixed,
+ *                                                  INTERVAL has a short and a long form)
  *
  * The file header says which clock every timestamp of the file is on, the host, the tool, the host's
  * sync state at start (adjtimex) and how to convert the file's clock to TAI. Streams are defined
@@ -42,7 +43,7 @@ struct sv_stats;
 #define SV_REC_MAGIC "SVREC\r\n\x1a"	/* 8 octets; \r\n\x1a catch text-mode mangling */
 #define SV_REC_VERSION_MAJOR 1		/* readers refuse other majors */
 #define SV_REC_VERSION_MINOR 2		/* new kinds/fields in reserved space; readers skip unknown kinds.
-					 * 1: UNWRITTEN records; 2: WHY records */
+					 * 1: UNWRITTEN records; 2: INTERVAL, WINDOW, CLOCK (soak mode), WHY */
 #define SV_REC_HEADER_SIZE 256
 #define SV_REC_BLOCK_MAGIC 0x4b425653u	/* "SVBK" */
 #define SV_REC_MAX_STREAMS 1024		/* stream indexes 0..1023 */
@@ -66,7 +67,9 @@ enum sv_rec_kind {
 	SV_REC_SYNC = 8,	/* host sync state (adjtimex) at a point in time */
 	SV_REC_END = 9,		/* last record of a cleanly closed file part */
 	SV_REC_UNWRITTEN = 10,	/* records the writer could not write (full disk): how many, when, why */
-	/* 11..13: reserved (kinds of another change); a kind without a name here is skipped as unknown */
+	SV_REC_INTERVAL = 11,	/* soak: one interval's counters and worst frame of one (stream, hop, guest) */
+	SV_REC_WINDOW = 12,	/* soak: a flight-recorder window (its trigger, span, what it kept) */
+	SV_REC_CLOCK = 13,	/* soak: the tool's clock -> TAI conversion measured again (a step) */
 	SV_REC_WHY = 14,	/* why late: one hop of one late frame, its time split by cause */
 	SV_REC_KIND_MAX
 };
@@ -458,6 +461,128 @@ struct sv_rec_unwritten {
 	uint32_t flags;		/* SV_REC_UNWRITTEN_F_* */
 };
 
+/*
+ * INTERVAL (minor version 2): one interval of a soak (sv_interval.h) for one (stream, hop, guest): its counters and
+ * its worst frame. Intervals are aligned on the TAI scale (tai_sec is a multiple of the period on every host),
+ * so the intervals of svpub, svtrace and every svsub of one soak line up without joining frames. Two sizes:
+ * 56 octets when every counter of the long part is 0 (the usual case), else 104; the reader hands both out
+ * in this struct (the long part zero in the short form). Counters are exact for the interval; a counter past
+ * UINT32_MAX stays there (flag SATURATED). The interval's latencies are in the HIST record of its (hop, guest)
+ * (stream SV_REC_STREAM_NONE, same tai_sec and period_ms).
+ */
+#define SV_REC_INTERVAL_F_FIRST (1u << 0)	/* the run started inside it: it was not observed whole */
+#define SV_REC_INTERVAL_F_LAST (1u << 1)	/* the run stopped inside it */
+#define SV_REC_INTERVAL_F_STEP (1u << 2)	/* the tool's clock was stepped while it was open (CLOCK record) */
+#define SV_REC_INTERVAL_F_STRAYS (1u << 3)	/* holds entries whose own interval was already written */
+#define SV_REC_INTERVAL_F_WORST (1u << 4)	/* worst_* describe a frame (a latency was counted) */
+#define SV_REC_INTERVAL_F_WHY (1u << 5)		/* the worst frame has a why-late record in the file */
+#define SV_REC_INTERVAL_F_SATURATED (1u << 6)	/* some counter passed UINT32_MAX (held there) */
+#define SV_REC_INTERVAL_F_ALL 0x7Fu
+#define SV_REC_INTERVAL_SHORT 56u		/* size of the short form */
+struct sv_rec_interval {
+	SV_REC_HDR_FIELDS;	/* point = hop end (or the point counted) */
+	uint8_t from_point;	/* hop start; SV_POINT_NONE: counts at `point` only, no latency */
+	uint8_t flags;		/* SV_REC_INTERVAL_F_* */
+	uint16_t guest;		/* guest / egress index, SV_REC_GUEST_NONE */
+	uint32_t stream;	/* stream index */
+	uint32_t tai_sec;	/* the interval starts at this TAI second, a multiple of the period */
+	uint32_t period_ms;	/* its length (the soak interval) */
+	uint32_t frames;	/* frames seen (duplicates and reordered ones included) */
+	uint32_t samples;	/* samples (ASDUs) in them */
+	uint32_t count;		/* latency values counted (they are in the (hop, guest) HIST) */
+	uint32_t late;		/* frames over the tool's latency threshold or deadline */
+	uint32_t worst_tai_sec;	/* the worst frame (largest latency): its sample's TAI second */
+	int64_t worst_ns;	/* its latency */
+	uint16_t worst_smp_cnt;	/* its smpCnt (with stream and worst_tai_sec: the join key) */
+	uint16_t strays;	/* entries counted here whose own interval was already written (saturating) */
+	uint32_t reserved;
+	/* the long form only (0 in the short one) */
+	uint32_t lost;		/* samples never received (smpCnt gaps) */
+	uint32_t missing;	/* frames seen upstream and never here (svtrace) */
+	uint32_t dropped;	/* frames dropped, every reason */
+	uint32_t duplicate;
+	uint32_t reordered;
+	uint32_t outliers;	/* latencies past the tool's limit, kept out of the histogram */
+	uint32_t errors;	/* decode / validation errors */
+	uint16_t restarts;	/* sample-counter restarts */
+	uint16_t changes;	/* confRev, quality or simulation changes */
+	uint16_t drop_reason[2]; /* the most frequent drop reasons (as event.reason; 0 none) */
+	uint32_t drop_count[2];	/* their counts; dropped minus both is the other reasons' */
+	uint32_t reserved2;
+};
+
+/* The trigger classes of flight-recorder windows (values are the format). Each has its own budget. */
+enum sv_rec_window_class {
+	SV_WINDOW_LATENCY = 0,	/* a frame over the latency threshold */
+	SV_WINDOW_LOSS = 1,	/* lost samples, missing frames */
+	SV_WINDOW_DROP = 2,	/* a dropped frame */
+	SV_WINDOW_CHANGE = 3,	/* confRev, quality or simulation changed */
+	SV_WINDOW_RESTART = 4,	/* the sample counter restarted */
+	SV_WINDOW_CLASSES,
+	SV_WINDOW_CLASS_NONE = 0xFF, /* no trigger: the run's closing counts (SV_REC_WINDOW_F_SUMMARY) */
+};
+/* "latency", "loss", "drop", "change", "restart"; "none"; "unknown" otherwise. */
+const char *sv_rec_window_class_name(unsigned cls);
+
+/*
+ * WINDOW (minor version 2): a flight-recorder window (sv_flight.h), written after the EVENT records it kept:
+ * those of `stream` (and `guest`, with the guest-less points' own) whose t_ns lies in [t_start_ns, t_end_ns].
+ * Windows of other keys may interleave with them. The counts of windows not kept (budget, busy) are the
+ * run's so far; a last record with flag SUMMARY gives them at the end when a window was refused after the
+ * last one kept.
+ */
+#define SV_REC_WINDOW_F_CUT (1u << 0)		/* merged triggers reached the length cap: it ends there */
+#define SV_REC_WINDOW_F_SHORT (1u << 1)		/* the ring did not reach back to trigger - pre */
+#define SV_REC_WINDOW_F_LOST (1u << 2)		/* some records of its span were overwritten before written */
+#define SV_REC_WINDOW_F_TRUNCATED (1u << 3)	/* the run ended before the window's end */
+#define SV_REC_WINDOW_F_SUMMARY (1u << 4)	/* not a window: the counts of windows not kept, at the end */
+#define SV_REC_WINDOW_F_ALL 0x1Fu
+struct sv_rec_window {
+	SV_REC_HDR_FIELDS;	/* point = the triggering frame's point (SV_POINT_NONE with SUMMARY) */
+	uint8_t cls;		/* enum sv_rec_window_class of its first trigger */
+	uint8_t classes;	/* bit (1 << class) of every trigger merged into it */
+	uint16_t guest;		/* the window's guest; SV_REC_GUEST_NONE: every guest of the stream */
+	uint32_t stream;	/* the window's stream (SV_REC_STREAM_NONE only with SUMMARY) */
+	uint32_t flags;		/* SV_REC_WINDOW_F_* */
+	int64_t t_trigger_ns;	/* the first trigger, on the file's clock */
+	int64_t t_start_ns;	/* the span held, on the file's clock: from trigger - pre (later: SHORT) */
+	int64_t t_end_ns;	/* to the last trigger + post (capped: CUT; earlier: TRUNCATED) */
+	int64_t value;		/* the first trigger's measure: latency (ns), samples lost, drop reason, ... */
+	uint32_t trigger_tai_sec; /* the triggering frame's join key (0: none) */
+	uint16_t trigger_smp_cnt;
+	uint16_t triggers;	/* triggers merged into it, the first included (saturating) */
+	uint32_t id;		/* 1, 2, ...: windows kept in the run (0 with SUMMARY) */
+	uint32_t records;	/* EVENT records written for it */
+	uint32_t lost;		/* EVENT records of its span overwritten in the ring before they were written */
+	uint32_t busy;		/* triggers not kept so far because every window slot was open */
+	uint32_t dropped[8];	/* windows not kept so far by the budget, per class (index = class) */
+};
+
+/*
+ * CLOCK (minor version 2): the conversion of the tool's clock (`clock`, normally MONOTONIC) to TAI, measured
+ * at start (flag INITIAL) and again periodically; a change beyond the threshold is a step of the host's TAI
+ * (a PTP or NTP step; MONOTONIC is never stepped) and is written with flag STEP. From this record on,
+ * TAI = t + new_to_tai_ns for times on `clock`; a file whose own clock is `clock` converts with it
+ * (sv_record_reader_to_tai).
+ */
+#define SV_REC_CLOCK_F_INITIAL (1u << 0)	/* the run's first measurement (old = new) */
+#define SV_REC_CLOCK_F_STEP (1u << 1)		/* the conversion moved beyond the threshold */
+#define SV_REC_CLOCK_F_ALL 0x3u
+struct sv_rec_clock {
+	SV_REC_HDR_FIELDS;	/* point unused */
+	uint8_t clock;		/* enum sv_clock_id of the converted clock */
+	uint8_t flags;		/* SV_REC_CLOCK_F_* */
+	uint16_t reserved0;
+	int64_t t_ns;		/* when measured, on `clock` */
+	int64_t old_to_tai_ns;	/* TAI = t + old_to_tai_ns before this record */
+	int64_t new_to_tai_ns;	/* ... and from this record on */
+	int64_t step_ns;	/* new - old */
+	int64_t gap_ns;		/* width of the new measurement: its uncertainty is half of it */
+	int64_t threshold_ns;	/* a move beyond this was a step */
+	int32_t tai_offset_s;	/* the kernel's TAI - UTC then (0 unset) */
+	uint32_t reserved;
+};
+
 /* The layout is the format: any change here is a new major version. */
 _Static_assert(sizeof(struct sv_rec_hdr) == 4, "record header");
 _Static_assert(sizeof(struct sv_rec_sync) == 64, "SYNC record");
@@ -481,6 +606,13 @@ _Static_assert(sizeof(struct sv_rec_unwritten) == 120, "UNWRITTEN record");
 _Static_assert(offsetof(struct sv_rec_unwritten, frames) == 80, "UNWRITTEN frames");
 _Static_assert(sizeof(struct sv_rec_why) == 288, "WHY record");
 _Static_assert(offsetof(struct sv_rec_why, ns) == 96, "WHY ns");
+_Static_assert(sizeof(struct sv_rec_interval) == 104, "INTERVAL record (long form)");
+_Static_assert(offsetof(struct sv_rec_interval, lost) == SV_REC_INTERVAL_SHORT, "INTERVAL short form");
+_Static_assert(offsetof(struct sv_rec_interval, worst_ns) == 40, "INTERVAL worst_ns");
+_Static_assert(sizeof(struct sv_rec_window) == 104, "WINDOW record");
+_Static_assert(offsetof(struct sv_rec_window, dropped) == 72, "WINDOW dropped");
+_Static_assert(SV_WINDOW_CLASSES <= 8, "WINDOW dropped[] holds every class");
+_Static_assert(sizeof(struct sv_rec_clock) == 64, "CLOCK record");
 
 /* ---- Writer --------------------------------------------------------------------------------- */
 
@@ -541,6 +673,10 @@ struct sv_record_writer_cfg {
 	const struct sv_clock_sync *sync;
 	const char *host;
 	bool no_to_tai;			/* do not measure clock -> TAI (to_tai stays invalid) */
+	/* The writer's own times (header, END, UNWRITTEN), for synthetic or replayed records whose times are not
+	 * now (a simulated soak): called with @now_ctx, returns a time on the file's clock. NULL: read it. */
+	int64_t (*now)(void *now_ctx);
+	void *now_ctx;
 };
 
 /*
@@ -631,6 +767,12 @@ int sv_record_write_why(struct sv_record_writer *w, const struct sv_rec_why *y);
 int sv_record_write_hist(struct sv_record_writer *w, const struct sv_rec_hist *hdr, const struct sv_stats *h);
 /* SYNC: the state @s (NULL: read it now) stamped @t_ns on the file's clock (0: now). */
 int sv_record_write_sync(struct sv_record_writer *w, const struct sv_clock_sync *s, int64_t t_ns);
+/* Soak records (sv_interval.h and sv_flight.h write them). INTERVAL goes out in its short form when every field of
+ * the long part is 0. -EINVAL: a point, flag, class or stream out of range, period 0, drop counts above
+ * `dropped`, a window ending before it starts, a clock step that is not new - old. */
+int sv_record_write_interval(struct sv_record_writer *w, const struct sv_rec_interval *iv);
+int sv_record_write_window(struct sv_record_writer *w, const struct sv_rec_window *win);
+int sv_record_write_clock(struct sv_record_writer *w, const struct sv_rec_clock *c);
 
 /* Fills a summary record's counters and percentiles from a histogram (the caller sets the rest). */
 void sv_rec_summary_fill(struct sv_rec_summary *s, const struct sv_stats *h);
@@ -748,6 +890,9 @@ struct sv_rec {
 		struct sv_rec_end end;
 		struct sv_rec_unwritten unwritten;
 		struct sv_rec_why why;
+		struct sv_rec_interval interval;	/* the short form reads with its long part 0 */
+		struct sv_rec_window window;
+		struct sv_rec_clock clock;
 	} u;
 	const uint8_t *hist_data;
 };
@@ -819,7 +964,8 @@ const struct sv_rec_stream *sv_record_reader_stream(const struct sv_record_reade
 const char *sv_record_reader_name(const struct sv_record_reader *r, unsigned name_kind, uint32_t id,
 				  uint32_t netns);
 
-/* The file's timestamp @t_ns on the TAI scale via the header's to_tai; false when not convertible. */
+/* The file's timestamp @t_ns on the TAI scale via the conversion in force: the header's to_tai, replaced by
+ * each CLOCK record read so far whose clock is the file's; false when not convertible. */
 bool sv_record_reader_to_tai(const struct sv_record_reader *r, int64_t t_ns, int64_t *t_tai_ns);
 
 /* ---- CSV export (pandas: pd.read_csv) ------------------------------------------------------- */

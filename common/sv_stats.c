@@ -46,6 +46,13 @@ void sv_stats_init(struct sv_stats *h)
 	h->min = INT64_MAX;
 }
 
+void sv_stats_reset(struct sv_stats *h)
+{
+	memset(h->bucket, 0, h->top * sizeof(h->bucket[0]));
+	memset(h, 0, offsetof(struct sv_stats, bucket));
+	h->min = INT64_MAX;
+}
+
 void sv_stats_add_n(struct sv_stats *h, int64_t v, uint64_t n)
 {
 	uint32_t idx;

@@ -71,6 +71,10 @@ int64_t sv_stats_bucket_hi(uint32_t idx);
 /* Empties @h (count 0, min INT64_MAX). A zeroed struct must be initialised with this before use. */
 void sv_stats_init(struct sv_stats *h);
 
+/* Empties a histogram in use, as sv_stats_init() does, clearing only the buckets below `top` (those above are 0
+ * already): what an interval's sparse histogram costs to reuse. */
+void sv_stats_reset(struct sv_stats *h);
+
 /* Adds one value. O(1), no allocation, no logging: safe on the per-packet path. */
 static inline void sv_stats_add(struct sv_stats *h, int64_t v)
 {

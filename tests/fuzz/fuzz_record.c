@@ -3,6 +3,8 @@
  * libFuzzer target for the record reader (svreport reads files copied from other hosts): any byte string
  * opens or fails with a named error, iterates to an end or a named error (stepping over damaged blocks,
  * with counts that fit the input), and exports to CSV without crashing, leaking or reading out of bounds.
+ * The soak kinds (INTERVAL, WINDOW, CLOCK) it hands out hold the rules the reader checks (seeds: a record with
+ * every soak kind, tests/fuzz/seeds/record_soak.svrec, and one of format 1.1, tests/data/record-v1.1.svrec).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +34,37 @@ static void check_damage(const struct sv_record_reader *r, size_t size)
 		abort();
 }
 
+/* What the reader hands out of the soak kinds satisfies the rules it checks (else it was to be dropped). */
+static void check_soak(const struct sv_rec *rec)
+{
+	switch (rec->kind) {
+	case SV_REC_INTERVAL: {
+		const struct sv_rec_interval *iv = &rec->u.interval;
+
+		if (!iv->period_ms || (uint64_t)iv->drop_count[0] + iv->drop_count[1] > iv->dropped ||
+		    (iv->flags & ~SV_REC_INTERVAL_F_ALL) || iv->point >= SV_POINT_COUNT)
+			abort();
+		break;
+	}
+	case SV_REC_WINDOW: {
+		const struct sv_rec_window *w = &rec->u.window;
+
+		if (!(w->flags & SV_REC_WINDOW_F_SUMMARY) &&
+		    (w->cls >= SV_WINDOW_CLASSES || w->t_start_ns > w->t_end_ns || w->stream == SV_REC_STREAM_NONE))
+			abort();
+		break;
+	}
+	case SV_REC_CLOCK:
+		if (rec->u.clock.clock >= SV_CLOCK_COUNT ||
+		    (int64_t)((uint64_t)rec->u.clock.new_to_tai_ns - (uint64_t)rec->u.clock.old_to_tai_ns) !=
+			    rec->u.clock.step_ns)
+			abort();
+		break;
+	default:
+		break;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct sv_stats h;
@@ -54,8 +87,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sv_record_reader_strerror(r, msg, sizeof(msg));
 		if (!err) {
 			while ((err = sv_record_reader_next(r, &rec)) == 1 && n++ < 100000) {
+				int64_t tai;
+
 				if (rec.kind == SV_REC_EVENT && out)
 					sv_record_csv_event(out, r, &rec.u.event);
+				check_soak(&rec);
+				(void)sv_record_reader_to_tai(r, 0, &tai); /* a CLOCK record may have moved it */
 			}
 			if (err < 0)
 				sv_record_reader_strerror(r, msg, sizeof(msg));

@@ -22,27 +22,12 @@
 
 #include "sv_record.h"
 #include "unit_fsize.h"
+#include "unit_tmpdir.h"
 
 #define RATE 4000u
 #define SEC0 1700000000u
 
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/svrecw-test-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
+UNIT_TMPDIR("svrecw-test")
 
 static const char *path_of(const char *name)
 {

@@ -20,29 +20,13 @@
 
 #include "../bench/report_gen.h"
 #include "svreport.h"
+#include "unit_status.h"
 
 #define RATE 4000u
 #define FRAMES_1X (60u * RATE)	/* 60 s of one stream: 20x the 3 s join window */
 #define EXACT_LIMIT 65536u	/* per-frame values kept: spent within the first seconds */
 
 static char dir1[64], dir4[64];
-
-static long status_kib(const char *key)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	long v = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':') {
-			v = strtol(line + strlen(key) + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
 
 struct result {
 	long grown_kib;		/* VmHWM at the end - VmRSS before svr_create */

@@ -200,6 +200,27 @@ static bool hist_equal(const struct sv_stats *a, const struct sv_stats *b)
 	       a->top == b->top && !memcmp(a->bucket, b->bucket, sizeof(a->bucket));
 }
 
+/* sv_stats_reset empties a used histogram to exactly what sv_stats_init makes, whatever was in it (every
+ * distribution, negatives, the largest values): the interval accumulator reuses its histograms with it. */
+static void test_reset(void **state)
+{
+	struct sv_stats *h = hist_new(), *empty = hist_new();
+
+	(void)state;
+	sv_stats_init(empty);
+	for (int round = 0; round < 2 * D_COUNT; round++) {
+		sv_stats_init(h);
+		for (int i = 0; i < 3000; i++)
+			sv_stats_add(h, draw((enum dist)(round % D_COUNT), (size_t)i) - (round == 3 ? 100000 : 0));
+		if (round == 5)
+			sv_stats_add(h, INT64_MAX);
+		sv_stats_reset(h);
+		assert_memory_equal(h, empty, sizeof(*h));
+	}
+	free(h);
+	free(empty);
+}
+
 static void test_merge(void **state)
 {
 	struct sv_stats *a = hist_new(), *b = hist_new(), *all = hist_new();
@@ -574,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_bucket_geometry),	   cmocka_unit_test(test_percentile_bounds),
 		cmocka_unit_test(test_percentile_edges),   cmocka_unit_test(test_negative),
 		cmocka_unit_test(test_merge),		   cmocka_unit_test(test_add_n_and_mean),
+		cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_serialize_roundtrip), cmocka_unit_test(test_deserialize_corrupt),
 		cmocka_unit_test(test_sort),		   cmocka_unit_test(test_exact_percentiles),
 		cmocka_unit_test(test_format_ns),	   cmocka_unit_test(test_summary_format),
