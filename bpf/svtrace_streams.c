@@ -12,8 +12,10 @@ void svtrace_streams_init(struct svtrace_streams *ss, struct svtrace_corr *corr,
 			  const char *svid, svtrace_stream_key_fn *key_of, void *key_ctx)
 {
 	memset(ss, 0, sizeof(*ss));
-	for (unsigned i = 0; i < SVTRACE_MAX_STREAMS; i++)
+	for (unsigned i = 0; i < SVTRACE_MAX_STREAMS; i++) {
 		ss->s[i].corr = SVTRACE_STREAM_UNRESOLVED;
+		sv_rate_init(&ss->s[i].rl, 0);
+	}
 	ss->svid = svid;
 	ss->corr = corr;
 	ss->rec = rec;
@@ -49,7 +51,7 @@ static struct svtrace_stream *stream_resolve(struct svtrace_streams *ss, uint32_
 			"(svID_truncated in --json)\n", k->appid, (int)kept, (const char *)k->svid, k->svid_len,
 			SVTRACE_SVID_MAX);
 	}
-	svtrace_rec_stream(ss->rec, (unsigned)s->corr, s->vlan_tci, s->rate);
+	svtrace_rec_stream(ss->rec, (unsigned)s->corr, s->vlan_tci, sv_rate_samples(&s->rl));
 	if (id + 1 > ss->nids)
 		ss->nids = id + 1;
 	return s;
@@ -82,37 +84,13 @@ struct svtrace_stream *svtrace_streams_key(struct svtrace_streams *ss, uint32_t 
 	return stream_resolve(ss, id, key);
 }
 
-/* The nominal rates of IEC 61869-9 / 9-2LE (sv_dataset.h profiles): a provisional wrap before the
- * stream's own wrap has been seen. */
-static const uint32_t std_rates[] = { 4000, 4800, 12800, 14400, 15360 };
-
 uint32_t svtrace_streams_rate(const struct svtrace_stream *s)
 {
-	if (s->rate)
-		return s->rate;
-	for (unsigned i = 0; i < sizeof(std_rates) / sizeof(std_rates[0]); i++)
-		if (s->max_smp < std_rates[i])
-			return std_rates[i];
-	return 65536;
+	return sv_rate_guess(&s->rl);
 }
 
-/*
- * smpCnt wrap: when the count falls back by more than half of what it reached, a second has turned and
- * the largest count seen + 1 is the rate (IEC 61850-9-2 §8.5.2: smpCnt counts the samples of the second
- * when synchronised). A larger count later raises it again (a lost top-of-second frame).
- */
 void svtrace_streams_learn(struct svtrace_streams *ss, struct svtrace_stream *s, uint16_t smp)
 {
-	if (smp > s->max_smp)
-		s->max_smp = smp;
-	if (s->seen && s->last_smp > 64 && smp < s->last_smp / 2 && s->max_smp + 1u > s->rate) {
-		s->rate = s->max_smp + 1u;
-		svtrace_rec_stream(ss->rec, (unsigned)s->corr, s->vlan_tci, s->rate);
-	}
-	if (s->rate && smp >= s->rate) {
-		s->rate = 0;	/* proven wrong: learn again at the next wrap */
-		svtrace_rec_stream(ss->rec, (unsigned)s->corr, s->vlan_tci, s->rate);
-	}
-	s->last_smp = smp;
-	s->seen = true;
+	if (sv_rate_observe(&s->rl, smp) & SV_RATE_EV_CHANGED)
+		svtrace_rec_stream(ss->rec, (unsigned)s->corr, s->vlan_tci, sv_rate_samples(&s->rl));
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sv_rate.h"
 #include "svtrace.h"
 
 struct svtrace_corr;
@@ -27,10 +28,8 @@ struct svtrace_rec;
 /* A BPF stream id as user space knows it. */
 struct svtrace_stream {
 	int corr;		/* svtrace_corr's index, or SVTRACE_STREAM_UNRESOLVED / _FILTERED */
-	bool seen;
-	uint16_t last_smp, max_smp;
 	uint16_t vlan_tci;	/* the first VLAN tag a copy carried (svtrace_copy.vlan_tci), 0 none */
-	uint32_t rate;		/* learned from the smpCnt wrap, 0 unknown */
+	struct sv_rate rl;	/* its wrap and rate, learned from the counts in arrival order */
 };
 
 /* Where an id's identity comes from: 0 and *@key, or -ENOENT (not there: counted in unknown). */
@@ -70,15 +69,12 @@ static inline struct svtrace_stream *svtrace_streams_of(struct svtrace_streams *
 	return svtrace_streams_first(ss, id);
 }
 
-/*
- * One copy's smpCnt, in arrival order: learns the stream's rate from the wrap (the record's stream
- * definition follows each change). To be replaced by libsv's one sample-rate learner (common/sv_rate.h)
- * once it lands: kept here as it was in svtrace.c until then.
- */
+/* One copy's smpCnt, in arrival order, to libsv's learner (sv_rate_observe(): the rules every tool
+ * shares): the record's stream definition follows each change of the rate. */
 void svtrace_streams_learn(struct svtrace_streams *ss, struct svtrace_stream *s, uint16_t smp);
 
 /* The stream's rate for aligning a sample to its second: the learned one, else the smallest nominal rate
- * (IEC 61869-9 / 9-2LE) above every smpCnt seen, else 65536. */
+ * (IEC 61869-9 / 9-2LE) above every smpCnt seen, else 65536 (sv_rate_guess()). */
 uint32_t svtrace_streams_rate(const struct svtrace_stream *s);
 
 #endif /* SVTRACE_STREAMS_H */

@@ -69,13 +69,13 @@ struct opts {
 static const char usage_text[] = PROG " --read FILE [--jsonl] [--json] [--app NAME] [options]\n"
 	PROG " --interface IF [--backend af_xdp|af_packet] [--duration S] [--jsonl] [--json] [--app NAME] [options]";
 static const char about[] =
-	"Decodes IEC 61850-9-2 Sampled Values (EtherType 0x88BA, with or without 802.1Q tag) strictly, tracks every\n"
-	"stream (APPID, svID): lost samples (smpCnt gaps, across wraps), duplicates, out of order, counter resets,\n"
-	"confRev/smpSynch changes, simulation bit, quality, inter-arrival time and, for synchronised streams\n"
-	"(smpSynch 2), latency = receive time - sample time. The configuration file (-c) holds every key below\n"
-	"(--print-config) and, only there, datasets: what seqData holds per stream (svsub(1), DATASETS;\n"
-	"configs/sub-datasets.yaml). Undeclared, 64 octets are read as 9-2LE and other lengths are not read: no\n"
-	"value, no quality claimed.";
+	"Decodes IEC 61850-9-2 Sampled Values (EtherType 0x88BA: untagged, one 802.1Q tag or two (QinQ), or in an HSR\n"
+	"tag) strictly, tracks every stream (APPID, svID): lost samples (smpCnt gaps, across wraps), duplicates, out\n"
+	"of order, counter resets, confRev/smpSynch changes, simulation bit, quality, inter-arrival time and, for\n"
+	"synchronised streams (smpSynch 2), latency = receive time - sample time. The configuration file (-c) holds\n"
+	"every key below (--print-config) and, only there, datasets: what seqData holds per stream (svsub(1),\n"
+	"DATASETS; configs/sub-datasets.yaml). Undeclared, 64 octets are read as 9-2LE and other lengths are not\n"
+	"read: no value, no quality claimed.";
 static const char epilog[] =
 	"A link that goes down (or an interface that is down at start) is waited for: said once on stderr and\n"
 	"counted (source.rx[].link_down); an interface that disappears ends the run (exit 1).\n"

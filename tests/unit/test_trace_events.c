@@ -359,11 +359,11 @@ static void test_copies_teach_the_stream(void **state)
 						  .reason = 1u << 1 };
 
 			tfix_event(&f, &m);
-			assert_int_equal(f.streams.s[0].rate, 0);
+			assert_int_equal(sv_rate_samples(&f.streams.s[0].rl), 0);
 		}
 	}
 	s = &f.streams.s[0];
-	assert_int_equal(s->rate, 4000);
+	assert_int_equal(sv_rate_samples(&s->rl), 4000);
 	assert_int_equal(s->vlan_tci, 0x2005);
 	assert_int_equal(svtrace_corr_hop(f.corr, 1, SVTRACE_HOP_T1_T2A)->missing, 1);
 	tfix_free(&f);

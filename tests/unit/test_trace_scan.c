@@ -218,7 +218,7 @@ static void test_days_of_running(void **state)
 	assert_int_equal(rc[0].reason, 9006);
 	assert_int_equal(rc[0].count, 10000);
 	assert_int_equal(svtrace_corr_nstreams(f.corr), 1);
-	assert_int_equal(f.streams.s[0].rate, 4000);
+	assert_int_equal(sv_rate_samples(&f.streams.s[0].rl), 4000);
 	tfix_free(&f);
 }
 
