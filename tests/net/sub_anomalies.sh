@@ -32,22 +32,30 @@ veth_pair an
 
 "$REPLAY" --craft "$T/craft.pcap" >/dev/null || fail "cannot write the crafted capture"
 
-# live FILE TAG: svsub on b0 while sub_replay sends FILE on a0 -> $T/TAG.live.json, $T/TAG.read.json
+# live FILE TAG [FPS]: svsub on b0 while sub_replay sends FILE on a0 -> $T/TAG.live.json, $T/TAG.read.json.
+# A run whose socket overflowed (kernel drops: the machine was busy, which the counts would then show as
+# loss) is run again once, paced 5x slower: the counts must be exact, and an overflow is the host's, said.
 live() {
-	local file=$1 tag=$2 rc
+	local file=$1 tag=$2 fps=${3:-20000} rc drops
 	"$SVSUB" --read "$file" --json >"$T/$tag.read.json" 2>/dev/null || fail "svsub --read $file"
 	rm -f "$T/sub.ready"
 	ip netns exec "$NB" "$SVSUB" -i b0 --backend "$BACKEND" --json --ready-file "$T/sub.ready" \
 		>"$T/$tag.live.json" 2>"$T/sub.err" &
 	SUBPID=$!
 	wait_ready_file "$T/sub.ready" "$SUBPID" || fail "svsub did not start"
-	ip netns exec "$NA" "$REPLAY" -i a0 --fps 20000 "$file" >"$T/$tag.tx.json" 2>"$T/tx.err" ||
+	ip netns exec "$NA" "$REPLAY" -i a0 --fps "$fps" "$file" >"$T/$tag.tx.json" 2>"$T/tx.err" ||
 		fail "replay of $file: $(cat "$T/tx.err" "$T/$tag.tx.json")"
 	sleep 0.5
 	kill -INT "$SUBPID"
 	wait "$SUBPID"; rc=$?
 	SUBPID=
 	[ $rc -eq 0 ] || fail "svsub exited with $rc after SIGINT ($tag)"
+	drops=$(python3 -c 'import json,sys; print(sum(r["kernel_drops"] for r in json.load(open(sys.argv[1]))["source"]["rx"]))' \
+		"$T/$tag.live.json") || fail "svsub's summary of $tag does not read"
+	if [ "$drops" -ne 0 ] && [ "$fps" -eq 20000 ]; then
+		echo "  $tag: $drops frames dropped by the kernel at 20000 frames/s (a busy machine): again at 4000"
+		live "$file" "$tag" 4000
+	fi
 }
 live "$CAPS/qutzss_sv13asdu_goose_attack_inject_9311a.pcap" inject
 live "$CAPS/qutzss_sv13asdu_goose_attack_modify_9411a.pcap" modify
