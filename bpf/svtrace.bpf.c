@@ -92,7 +92,7 @@ static __always_inline void task_comm(const bool btf, const struct task_struct *
 
 __u32 next_stream = 0;
 /* Set by user space when it stops (before it detaches T1, then T2a): a copy at T2a without a T1 is then
- * a frame that came in after the end, not followed (svtrace.c stop_tracing). Read only on that rare path. */
+ * a frame that came in after the end, not followed (svtrace_setup.c svtrace_setup_stop). Read only on that rare path. */
 __u32 stopping = 0;
 
 struct {
