@@ -169,6 +169,34 @@ PY
 	grep "why late" "$TMP/trace.err"
 	case "$out" in *"FAIL: "*) fail "why: ${out##*FAIL: }" ;; esac
 	echo "PASS: svtrace why: late frames decomposed, svhog (SCHED_FIFO 50) named as the run queue's holder, sums exact, WHY records equal to the JSON"
+	# svreport reads the same records: its sums over the run are svtrace's, to the nanosecond
+	SVREPORT="$SVKIT_BUILD/report/svreport"
+	[ -x "$SVREPORT" ] || { echo "SKIP: svtrace why: svreport not built (its why section not checked)"; return 0; }
+	"$SVREPORT" -q --json "$1" >"$TMP/why_report.json" 2>"$TMP/report.err" || fail "svreport --json: $(head -3 "$TMP/report.err")"
+	"$SVREPORT" "$1" >"$TMP/why_report.txt" 2>&1 || fail "svreport: $(head -3 "$TMP/why_report.txt")"
+	"$SVREPORT" -q --html "$TMP/why_report.html" "$1" >/dev/null 2>>"$TMP/report.err" || fail "svreport --html: $(head -3 "$TMP/report.err")"
+	out=$(python3 - "$TMP/trace.json" "$TMP/why_report.json" "$TMP/why_report.txt" "$TMP/why_report.html" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); w = json.load(open(sys.argv[2]))["why_by_cause"]
+txt = open(sys.argv[3]).read(); html = open(sys.argv[4]).read()
+err = []
+for k in ("why_frames", "why_late_ns", "why_named_ns", "why_totals", "why_dominant"):
+    if w[k] != d[k]:
+        err.append("%s: svreport %s, svtrace %s" % (k, str(w[k])[:200], str(d[k])[:200]))
+for f in w["worst"]:
+    if sum(sum(h["causes"].values()) + h["unexplained_ns"] for h in f["hops"]) != f["hop_ns"]:
+        err.append("svreport's frame smpCnt %d does not add up" % f["smpCnt"])
+if "\nwhy late, by cause" not in txt or w["summary"] not in txt:
+    err.append("no why-late-by-cause section in the text report")
+if "<h2>Why late, by cause</h2>" not in html or html.count("<rect") < len(w["worst"][:20]):
+    err.append("no stacked bars in the HTML report")
+print("svreport: %d frames, %d WHY records, named %.1f%%: %s" % (w["why_frames"], w["records"], 100 * w["why_named_share"], w["summary"][:200]))
+print("FAIL: " + "; ".join(err[:3]) if err else "OK")
+PY
+) || fail "svreport why check failed to run"
+	echo "$out"
+	case "$out" in *"FAIL: "*) fail "svreport why: ${out##*FAIL: }" ;; esac
+	echo "PASS: svreport why: the WHY records' sums over the run equal svtrace's (frames, causes, dominant causes); text, JSON and HTML (stacked bars) sections"
 }
 
 case "$PHASE" in
