@@ -69,6 +69,7 @@ struct svtrace_config {
 	int expect;			/* 0 all, 1 seen */
 	int why;			/* 0 on, 1 off */
 	uint32_t why_rate;		/* decompositions a second and CPU, 0 no limit */
+	bool why_faults;
 };
 
 enum { OPT_VERBOSE = 1 };
@@ -127,7 +128,7 @@ static const struct sv_cfg_key svtrace_table[] = {
 	SV_CFG_KEY_ENUM(C, why, "why", why_names, "on",
 			"why late: split each late frame's hops into causes that add up to them (steal, hard IRQ, "
 			"softirq, qdisc/backlog, run queue with the task that held the CPU, blocked, running, "
-			"unexplained); its hooks (IRQ, softirq, net_dev_queue, page fault tracepoints) are attached only "
+			"unexplained); its hooks (IRQ, softirq, net_dev_queue tracepoints) are attached only "
 			"with late detection on (--threshold-us > 0)",
 			SV_OPT("why", 0, "on|off")),
 	SV_CFG_KEY_UINT(C, why_rate, "why_rate", 0, 1000000, "200",
@@ -136,6 +137,10 @@ static const struct sv_cfg_key svtrace_table[] = {
 			"microseconds in the receiving thread: a guest that falls behind makes every frame late); "
 			"0 = no limit",
 			SV_OPT("why-rate", 0, "N")),
+	SV_CFG_KEY_BOOL(C, why_faults, "why_faults", "false",
+			"why late: count the carriers' page faults in each hop (the page_fault tracepoints: a run on "
+			"every page fault of the machine)",
+			SV_OPT("why-faults", 0, NULL)),
 	SV_CFG_KEY_UINT(C, appid, "appid", 0, 0xffff, "0", "only this APPID (0x4000 or 16384); 0 = every APPID",
 			SV_OPT("appid", 'a', "X")),
 	SV_CFG_KEY_STRING(C, svid, "svid", "",
@@ -206,6 +211,7 @@ struct opts {
 	bool expect_seen;		/* --expect seen: a stream is expected at the ports it reached */
 	bool why;			/* --why on */
 	uint32_t why_rate;		/* --why-rate */
+	bool why_faults;		/* --why-faults */
 };
 
 static int trace_option(void *ctx, const struct sv_cfg_key *row, const char *arg, struct sv_cfg_error *err)
@@ -271,6 +277,7 @@ static int parse_opts(int argc, char **argv, struct svtrace_config *c, struct op
 	o->expect_seen = c->expect == 1;
 	o->why = c->why == 0;
 	o->why_rate = c->why_rate;
+	o->why_faults = c->why_faults;
 	o->ready_file = cli.ready_file;
 	o->duration_ns = (int64_t)c->duration * SV_NSEC_PER_SEC;
 	o->threshold_ns = (int64_t)c->threshold_us * SV_NSEC_PER_USEC;
@@ -437,9 +444,9 @@ int main(int argc, char **argv)
 		goto out_rec;
 	}
 	sc = (struct svtrace_setup_cfg){
-		.ports = &t.ports, .raw_tp = t.o.raw_tp, .sched_wakeup = t.o.sched_wakeup,
+		.ports = &t.ports, .netns = t.o.netns, .raw_tp = t.o.raw_tp, .sched_wakeup = t.o.sched_wakeup,
 		.expect_seen = t.o.expect_seen, .per_frame = t.o.record != NULL, .why = t.o.why,
-		.why_rate = t.o.why_rate, .appid = t.o.appid, .svid = t.o.svid,
+		.why_rate = t.o.why_rate, .why_faults = t.o.why_faults, .appid = t.o.appid, .svid = t.o.svid,
 		.timeout_ns = t.o.timeout_ns, .threshold_ns = t.o.threshold_ns, .table = t.o.table,
 		.log_entries = t.o.log_entries, .ringbuf_bytes = t.o.ringbuf_bytes,
 	};

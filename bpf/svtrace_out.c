@@ -137,6 +137,7 @@ static void json_why_run(struct sv_json *j, const struct svtrace_out *o)
 	else
 		sv_json_kv_str(j, "off_reason", pr->why_off);
 	sv_json_kv_str(j, "steal_clock", pr->why ? pr->why_steal : NULL);
+	sv_json_kv_bool(j, "qdisc_stamps", pr->why_qdisc);
 	sv_json_key(j, "hooks_missing");
 	sv_json_array_begin(j);
 	for (const char *p = pr->why_missing; *p;) {

@@ -157,6 +157,18 @@ static void why_missing(struct svtrace_probes *pr, const char *tp)
 	snprintf(pr->why_missing + n, sizeof(pr->why_missing) - n, "%s%s", n ? "," : "", name);
 }
 
+/* Whether an egress port has a queue (a qdisc other than noqueue: a tap's, a NIC's), checked at the start;
+ * unknown counts as one. */
+static bool ports_queue(const struct svtrace_setup_cfg *c)
+{
+	char q[32];
+
+	for (unsigned i = 1; i <= c->ports->n; i++)
+		if (svtrace_qdisc(c->netns, c->ports->port[i].ifindex, q, sizeof(q)) || strcmp(q, "noqueue"))
+			return true;
+	return false;
+}
+
 /* The why hooks of the flavour svtrace's own use, each where its tracepoint exists (the others said). */
 static void choose_why(struct svtrace_setup *s, bool btf)
 {
@@ -168,13 +180,19 @@ static void choose_why(struct svtrace_setup *s, bool btf)
 		snprintf(pr->why_off, sizeof(pr->why_off), "%s",
 			 s->cfg.why ? "late detection off (--threshold-us 0)" : "--why off");
 	pr->why_missing[0] = 0;
+	/* net_dev_queue stamps the qdisc's entry: only where a port has a queue (it runs at every transmit of
+	 * the machine; without a queue the stamp is T2a's own instant) */
+	pr->why_qdisc = pr->why && ports_queue(&s->cfg);
 	bpf_object__for_each_program(p, s->skel->obj) {
 		const char *name = bpf_program__name(p);
 		bool on;
 
 		if (!is_why(name))
 			continue;
-		on = pr->why && !strncmp(name, btf ? "why_btf_" : "why_raw_", 8);
+		/* the page faults' only with --why-faults: they run on every fault of the machine for a mark */
+		on = pr->why && !strncmp(name, btf ? "why_btf_" : "why_raw_", 8) &&
+		     (s->cfg.why_faults || strncmp(why_tp(p), "page_fault_", 11)) &&
+		     (pr->why_qdisc || strcmp(why_tp(p), "net_dev_queue"));
 		if (on && !svtrace_have_tracepoint(why_tp_system(why_tp(p)), why_tp(p), NULL)) {
 			why_missing(pr, why_tp(p));
 			on = false;
@@ -529,9 +547,10 @@ void svtrace_setup_print_probes(const struct svtrace_setup *s, FILE *f)
 	fprintf(f, "svtrace: probe kprobe vhost handle_rx: %s%s%s\n", p->vhost ? "on" : "off (",
 		p->vhost ? "" : p->vhost_why, p->vhost ? "" : ")");
 	if (p->why)
-		fprintf(f, "svtrace: why late: on (steal from %s)%s%s%s\n",
+		fprintf(f, "svtrace: why late: on (steal from %s; qdisc stamps %s)%s%s%s\n",
 			!strcmp(p->why_steal, "rq") ? "the run queue's booking: placed up to a tick late" :
-			"the hypervisor's steal clock", p->why_missing[0] ? "; without the hooks " : "", p->why_missing,
+			"the hypervisor's steal clock", p->why_qdisc ? "on" : "off: no egress port has a queue",
+			p->why_missing[0] ? "; without the hooks " : "", p->why_missing,
 			p->why_missing[0] ? " (tracepoint absent or refused: their time stays unexplained)" : "");
 	else
 		fprintf(f, "svtrace: why late: off (%s)\n", p->why_off);

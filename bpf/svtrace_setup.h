@@ -41,16 +41,19 @@ struct svtrace_probes {
 	const char *why_steal;		/* "steal_time" (the hypervisor's), "rq" (the run queue's booking) */
 	char why_off[64];		/* why it is off ("" on) */
 	char why_missing[256];		/* the hooks left out, comma-separated ("" none) */
+	bool why_qdisc;			/* net_dev_queue on: some egress port has a queue (not noqueue) */
 };
 
 struct svtrace_setup_cfg {
 	const struct svtrace_ports *ports;	/* the port filter (kept: read again by the watch) */
+	const char *netns;			/* --netns: where the ports are (NULL ours) */
 	bool raw_tp;				/* --raw-tp */
 	bool sched_wakeup;			/* --sched-wakeup */
 	bool expect_seen;			/* --expect seen: BPF learns each stream's ports */
 	bool per_frame;				/* --record: an event per copy, no hop log nor histograms */
 	bool why;				/* --why on: the decomposition of late frames (with threshold_ns) */
 	uint32_t why_rate;			/* --why-rate: decompositions a second and CPU (0 no limit) */
+	bool why_faults;			/* --why-faults: the page fault hooks too */
 	uint32_t appid;				/* 0: every APPID */
 	const char *svid;			/* NULL: every svID */
 	int64_t timeout_ns, threshold_ns;

@@ -158,7 +158,7 @@ static void test_json(void **state)
 		"\"causes\":{\"steal\":200000,\"runqueue\":1500000,\"running\":240000},\"unexplained_ns\":50000,"
 		"\"holder\":{\"pid\":42,\"comm\":\"hog\",\"policy\":\"SCHED_FIFO\",\"prio\":50,\"ns\":1500000},"
 		"\"carrier\":{\"tid\":9,\"comm\":\"napi/x\"},\"cpu\":1,\"faults\":0,\"flags\":[\"rx\",\"hop_late\"]}]}}],",
-		"\"why\":{\"on\":true,\"off_reason\":null,\"steal_clock\":\"steal_time\","
+		"\"why\":{\"on\":true,\"off_reason\":null,\"steal_clock\":\"steal_time\",\"qdisc_stamps\":false,"
 		"\"hooks_missing\":[\"irq_work\",\"page_fault_user\"],\"steal_booked_ns\":777,\"events\":2,\"skipped\":1014,\"nested\":0,"
 		"\"unmatched\":1,\"bad\":0},\"why_frames\":1,\"why_late_ns\":2000000,\"why_named_ns\":1950000,"
 		"\"why_named_share\":0.975,\"why_totals\":{\"steal\":200000,\"irq_timer\":0,",
