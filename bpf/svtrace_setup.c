@@ -157,6 +157,18 @@ static void why_missing(struct svtrace_probes *pr, const char *tp)
 	snprintf(pr->why_missing + n, sizeof(pr->why_missing) - n, "%s%s", n ? "," : "", name);
 }
 
+/* SVTRACE_WHY_HIDE=TP[,TP...]: tracepoints taken as absent (tests: the path of a kernel without them). */
+static bool why_hidden(const char *tp)
+{
+	const char *h = getenv("SVTRACE_WHY_HIDE"), *p;
+	size_t n = strlen(tp);
+
+	for (p = h; p && (p = strstr(p, tp)); p += n)
+		if ((p == h || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
 /* Whether an egress port has a queue (a qdisc other than noqueue: a tap's, a NIC's), checked at the start;
  * unknown counts as one. */
 static bool ports_queue(const struct svtrace_setup_cfg *c)
@@ -193,7 +205,7 @@ static void choose_why(struct svtrace_setup *s, bool btf)
 		on = pr->why && !strncmp(name, btf ? "why_btf_" : "why_raw_", 8) &&
 		     (s->cfg.why_faults || strncmp(why_tp(p), "page_fault_", 11)) &&
 		     (pr->why_qdisc || strcmp(why_tp(p), "net_dev_queue"));
-		if (on && !svtrace_have_tracepoint(why_tp_system(why_tp(p)), why_tp(p), NULL)) {
+		if (on && (!svtrace_have_tracepoint(why_tp_system(why_tp(p)), why_tp(p), NULL) || why_hidden(why_tp(p)))) {
 			why_missing(pr, why_tp(p));
 			on = false;
 		}

@@ -67,9 +67,11 @@ static void frame_hop(const struct svr_why_frame *fr, char *buf, size_t n)
 	sv_hop_format(fr->hop[0].from_point, fr->hop[fr->n - 1].point, buf, n);
 }
 
-/* "steal 4.1ms, irq_timer 200us, unexplained 100us": the frame's causes over its hops, largest first. */
-static void frame_causes(const struct svr_why_frame *fr, char *buf, size_t n)
+/* "steal 4.1ms, irq_timer 200us, unexplained 100us": the frame's causes over its hops, largest first, at most
+ * @max of them ("+ K more" after). */
+static void frame_causes(const struct svr_why_frame *fr, unsigned max, char *buf, size_t n)
 {
+	unsigned shown = 0;
 	int64_t sum[SV_REC_WHY_SLOTS] = { 0 };
 	size_t len = 0;
 	char v[24];
@@ -86,6 +88,14 @@ static void frame_causes(const struct svr_why_frame *fr, char *buf, size_t n)
 				best = c;
 		if (best == SV_REC_WHY_SLOTS || len + 1 >= n)
 			return;
+		if (shown++ == max) {
+			unsigned more = 0;
+
+			for (unsigned c = 0; c < SV_WHY_NR; c++)
+				more += sum[c] > 0;
+			snprintf(buf + len, n - len, " + %u more", more);
+			return;
+		}
 		sv_stats_format_ns(sum[best], v, sizeof(v));
 		len += (size_t)snprintf(buf + len, n - len, "%s%s %s", len ? ", " : "", sv_rec_why_cause_name(best), v);
 		if (len >= n)
@@ -113,7 +123,7 @@ void svr_text_why(struct svr_out *o)
 
 		/* the run's causes, as one frame's, largest first */
 		memcpy(all.hop[0].ns, w->tally.ns, sizeof(all.hop[0].ns));
-		frame_causes(&all, causes, sizeof(causes));
+		frame_causes(&all, SV_WHY_NR, causes, sizeof(causes));
 	}
 	fprintf(f, "  named causes: %.1f%% of the late time; %s\n", 100.0 * sv_why_named_share(&w->tally), causes);
 	if (w->orphans)
@@ -126,7 +136,7 @@ void svr_text_why(struct svr_out *o)
 
 		frame_hop(fr, hop, sizeof(hop));
 		sv_stats_format_ns(fr->total_ns, v, sizeof(v));
-		frame_causes(fr, causes, sizeof(causes));
+		frame_causes(fr, 5, causes, sizeof(causes));
 		sv_why_dominant(fr->hop, fr->n, &d);
 		sv_why_dom_format(&d, dom, sizeof(dom));
 		fprintf(f, "  %s smpCnt %u %s %s %s: %s (%s)\n", st ? st->svid : "?", fr->smp_cnt,
