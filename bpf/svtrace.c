@@ -67,11 +67,15 @@ struct svtrace_config {
 	bool raw_tp, sched_wakeup;
 	char ovsdb[128];		/* unix:PATH, "" = Open vSwitch's default */
 	int expect;			/* 0 all, 1 seen */
+	int why;			/* 0 on, 1 off */
+	uint32_t why_rate;		/* decompositions a second and CPU, 0 no limit */
+	bool why_faults;
 };
 
 enum { OPT_VERBOSE = 1 };
 
 static const char *const expect_names[] = { "all", "seen", NULL };
+static const char *const why_names[] = { "on", "off", NULL };
 
 /* ovsdb: "" or unix:PATH, a socket's path (sun_path: < 108 octets). */
 static int check_ovsdb(const char *v, char *msg, size_t n)
@@ -121,6 +125,22 @@ static const struct sv_cfg_key svtrace_table[] = {
 	SV_CFG_KEY_UINT(C, threshold_us, "threshold_us", 0, 60000000, "1000",
 			"frames with T1->T2b above N us are late and attributed; 0 = late detection off",
 			SV_OPT("threshold-us", 't', "N")),
+	SV_CFG_KEY_ENUM(C, why, "why", why_names, "on",
+			"why late: split each late frame's hops into causes that add up to them (steal, hard IRQ, "
+			"softirq, qdisc/backlog, run queue with the task that held the CPU, blocked, running, "
+			"unexplained); its hooks (IRQ, softirq, net_dev_queue tracepoints) are attached only "
+			"with late detection on (--threshold-us > 0)",
+			SV_OPT("why", 0, "on|off")),
+	SV_CFG_KEY_UINT(C, why_rate, "why_rate", 0, 1000000, "200",
+			"why late: at most N late frames decomposed a second on each CPU (a quarter second's worth "
+			"at once); more are listed without decomposition and counted (a walk costs up to tens of "
+			"microseconds in the receiving thread: a guest that falls behind makes every frame late); "
+			"0 = no limit",
+			SV_OPT("why-rate", 0, "N")),
+	SV_CFG_KEY_BOOL(C, why_faults, "why_faults", "false",
+			"why late: count the carriers' page faults in each hop (the page_fault tracepoints: a run on "
+			"every page fault of the machine)",
+			SV_OPT("why-faults", 0, NULL)),
 	SV_CFG_KEY_UINT(C, appid, "appid", 0, 0xffff, "0", "only this APPID (0x4000 or 16384); 0 = every APPID",
 			SV_OPT("appid", 'a', "X")),
 	SV_CFG_KEY_STRING(C, svid, "svid", "",
@@ -189,6 +209,9 @@ struct opts {
 	struct sv_record_opts rec;	/* --record-size, --record-keep, --record-flush-ms, ... */
 	bool live, json, raw_tp, sched_wakeup, verbose;
 	bool expect_seen;		/* --expect seen: a stream is expected at the ports it reached */
+	bool why;			/* --why on */
+	uint32_t why_rate;		/* --why-rate */
+	bool why_faults;		/* --why-faults */
 };
 
 static int trace_option(void *ctx, const struct sv_cfg_key *row, const char *arg, struct sv_cfg_error *err)
@@ -252,6 +275,9 @@ static int parse_opts(int argc, char **argv, struct svtrace_config *c, struct op
 	o->svid = c->svid[0] ? c->svid : NULL;
 	o->ovsdb = c->ovsdb[0] ? c->ovsdb : NULL;
 	o->expect_seen = c->expect == 1;
+	o->why = c->why == 0;
+	o->why_rate = c->why_rate;
+	o->why_faults = c->why_faults;
 	o->ready_file = cli.ready_file;
 	o->duration_ns = (int64_t)c->duration * SV_NSEC_PER_SEC;
 	o->threshold_ns = (int64_t)c->threshold_us * SV_NSEC_PER_USEC;
@@ -324,7 +350,8 @@ static void out_view(struct tracer *t, struct svtrace_out *o)
 		.events = t->ev.events, .upcalls = t->ev.upcalls,
 		.filtered = t->ev.filtered + svtrace_hlog_filtered(t->hlog), .hlog_copies = svtrace_hlog_copies(t->hlog),
 		.threshold_ns = t->o.threshold_ns, .expect_seen = t->o.expect_seen, .record = t->o.record,
-		.rec_st = t->rec_closed ? &t->rec_st : NULL, .rec_refused = t->rec_refused,
+		.rec_st = t->rec_closed ? &t->rec_st : NULL, .rec_refused = t->rec_refused, .ev = &t->ev,
+		.why_steal_ns = svtrace_setup_why_steal(t->bpf),
 	};
 	svtrace_setup_counters(t->bpf, o->cnt);
 }
@@ -417,8 +444,9 @@ int main(int argc, char **argv)
 		goto out_rec;
 	}
 	sc = (struct svtrace_setup_cfg){
-		.ports = &t.ports, .raw_tp = t.o.raw_tp, .sched_wakeup = t.o.sched_wakeup,
-		.expect_seen = t.o.expect_seen, .per_frame = t.o.record != NULL, .appid = t.o.appid, .svid = t.o.svid,
+		.ports = &t.ports, .netns = t.o.netns, .raw_tp = t.o.raw_tp, .sched_wakeup = t.o.sched_wakeup,
+		.expect_seen = t.o.expect_seen, .per_frame = t.o.record != NULL, .why = t.o.why,
+		.why_rate = t.o.why_rate, .why_faults = t.o.why_faults, .appid = t.o.appid, .svid = t.o.svid,
 		.timeout_ns = t.o.timeout_ns, .threshold_ns = t.o.threshold_ns, .table = t.o.table,
 		.log_entries = t.o.log_entries, .ringbuf_bytes = t.o.ringbuf_bytes,
 	};
@@ -433,7 +461,8 @@ int main(int argc, char **argv)
 		goto out_bpf;
 	}
 	svtrace_streams_init(&t.streams, t.corr, t.rec, t.o.svid, svtrace_setup_stream_key, t.bpf);
-	t.ev = (struct svtrace_events){ .streams = &t.streams, .corr = t.corr, .rec = t.rec, .nports = t.ports.n };
+	t.ev = (struct svtrace_events){ .streams = &t.streams, .corr = t.corr, .rec = t.rec, .nports = t.ports.n,
+					.late_ns = t.o.threshold_ns };
 	t.scan = (struct svtrace_scan){ .timeout_ns = t.o.timeout_ns, .all_ports = t.ports.all,
 					.ports_of = t.o.expect_seen ? svtrace_setup_stream_ports : NULL,
 					.ports_ctx = t.bpf };

@@ -71,7 +71,8 @@
 /* SV frames the ingress port's own stack freed as UNHANDLED_PROTO: no loss when a user-space switch
  * (Open vSwitch's netdev datapath) took its copy through a packet socket; counted, not dropped */
 #define SVTRACE_CNT_INGRESS_UNHANDLED 13
-#define SVTRACE_CNT_NR 14
+#define SVTRACE_CNT_WHY_SKIPPED 14	/* late copies not decomposed: over the why budget (why_gap_ns) */
+#define SVTRACE_CNT_NR 15
 
 /*
  * The hop log (summary / --live modes): a copy taken in time leaves its two hop latencies in a per-CPU

@@ -420,6 +420,24 @@ void svtrace_corr_late_sort(struct svtrace_corr *c)
 	c->late_sorted = true;
 }
 
+int svtrace_corr_late_why(struct svtrace_corr *c, unsigned stream, unsigned port, uint16_t smpcnt, int64_t t_mono_ns,
+			  const struct sv_rec_why *h, unsigned n)
+{
+	/* a scan: the list is short (late_max) and decompositions come only for late frames */
+	for (unsigned i = c->nlate; i-- > 0;) {
+		struct svtrace_late *l = &c->late[i];
+
+		if (l->stream != stream || l->port != port || l->smpcnt != smpcnt || l->t_mono_ns != t_mono_ns)
+			continue;
+		if (n > 2)
+			return -EINVAL;
+		l->nwhy = n;
+		memcpy(l->why, h, n * sizeof(*h));
+		return 0;
+	}
+	return -ENOENT;
+}
+
 const struct svtrace_late *svtrace_corr_late(const struct svtrace_corr *c, unsigned *n)
 {
 	*n = c->nlate;

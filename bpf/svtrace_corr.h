@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sv_record.h"
 #include "sv_stats.h"
 
 #define SVTRACE_CORR_MAX_PORTS 16	/* egress ports 1..15 (0 is the ingress) */
@@ -92,6 +93,9 @@ struct svtrace_late {
 	uint32_t carrier_holder_pid;	/* 0 and "" when no part of its wait is in the hop */
 	char carrier_holder_comm[16];
 	uint32_t carrier_holder_policy, carrier_holder_prio;
+	/* why late (svtrace_corr_late_why): its hops split by cause, times on CLOCK_MONOTONIC; nwhy 0: none */
+	unsigned nwhy;
+	struct sv_rec_why why[2];
 };
 
 /*
@@ -150,6 +154,10 @@ const struct svtrace_reason_count *svtrace_corr_reasons(const struct svtrace_cor
 /* Late list, worst first after svtrace_corr_late_sort(). */
 const struct svtrace_late *svtrace_corr_late(const struct svtrace_corr *c, unsigned *n);
 void svtrace_corr_late_sort(struct svtrace_corr *c);
+/* The decomposition @h[0..n) (n <= 2) of the late frame of stream @stream, port @port, @smpcnt taken at
+ * @t_mono_ns, into its entry of the late list. Returns 0, or -ENOENT when the list does not keep it. */
+int svtrace_corr_late_why(struct svtrace_corr *c, unsigned stream, unsigned port, uint16_t smpcnt, int64_t t_mono_ns,
+			  const struct sv_rec_why *h, unsigned n);
 const struct svtrace_corr_counters *svtrace_corr_counters(const struct svtrace_corr *c);
 
 /* What became of one egress copy (svtrace.h svtrace_copy, resolved in BPF or by the timeout scan). */

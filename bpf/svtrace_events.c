@@ -6,6 +6,15 @@
 #include "svtrace_rec.h"
 #include "svtrace_streams.h"
 #include "svtrace_sys.h"
+#include "svtrace_why.h"
+
+_Static_assert(sizeof(struct svtrace_why_hop) == SVTRACE_WHY_HOP_SIZE, "svtrace_why_hop ABI");
+_Static_assert(sizeof(struct svtrace_why_ev) == SVTRACE_WHY_EV_SIZE, "svtrace_why_ev ABI");
+_Static_assert(SVTRACE_WHY_SLOTS == SV_REC_WHY_SLOTS && SVTRACE_WHY_UNEXPLAINED == SV_WHY_UNEXPLAINED &&
+	       SVTRACE_WHY_RUNQUEUE == SV_WHY_RUNQUEUE && SVTRACE_WHY_PT_T2B == SV_POINT_T2B, "why: one numbering");
+_Static_assert(SVTRACE_WHY_F_PARTIAL == SV_REC_WHY_F_PARTIAL && SVTRACE_WHY_F_STEAL_RQ == SV_REC_WHY_F_STEAL_RQ &&
+	       SVTRACE_WHY_F_QDISC == SV_REC_WHY_F_QDISC && SVTRACE_WHY_F_RX == SV_REC_WHY_F_RX &&
+	       SVTRACE_WHY_F_CARRIER_CPUS == SV_REC_WHY_F_CPUS, "why: one set of flags");
 
 /* NOT_SPECIFIED or UNHANDLED_PROTO in the guest's namespace: the copy reached the guest and nobody
  * there wanted it (no socket for 0x88BA, an XDP_PASS nobody reads) - not a loss on the host's path. */
@@ -26,6 +35,7 @@ void svtrace_events_copy(struct svtrace_events *ev, const struct svtrace_copy *e
 {
 	struct svtrace_copy_obs o;
 	struct svtrace_stream *s = svtrace_streams_of(ev->streams, e->stream);
+	uint64_t late_before = svtrace_corr_counters(ev->corr)->late_total;
 
 	if (!s) {
 		ev->filtered++;
@@ -58,8 +68,81 @@ void svtrace_events_copy(struct svtrace_events *ev, const struct svtrace_copy *e
 	} else {
 		svtrace_corr_copy(ev->corr, &o);
 	}
+	/* a late frame here: its decomposition follows (svtrace_events_why) */
+	if (svtrace_corr_counters(ev->corr)->late_total != late_before) {
+		struct svtrace_events_late *r = &ev->recent[ev->nrecent++ % SVTRACE_EVENTS_RECENT];
+
+		*r = (struct svtrace_events_late){ .bpf_stream = e->stream, .port = e->port, .smpcnt = e->smpcnt,
+						   .t2b_ns = e->t2b_ns };
+	}
 	if (ev->rec)
 		svtrace_rec_copy(ev->rec, (unsigned)s->corr, svtrace_streams_rate(s), e, oc);
+}
+
+/* BPF's hop @b as a WHY record's content (times on CLOCK_MONOTONIC, stream and frame left to the caller);
+ * @late_ns: the threshold a hop alone may pass. Returns false when its causes do not add up to it. */
+static bool why_hop(struct sv_rec_why *h, const struct svtrace_why_hop *b, int64_t late_ns)
+{
+	int64_t sum = 0;
+
+	*h = (struct sv_rec_why){
+		.point = b->to_point, .from_point = b->from_point, .t_from_ns = (int64_t)b->t_from,
+		.t_to_ns = (int64_t)b->t_to, .cpu = b->cpu, .flags = b->flags & (SV_REC_WHY_F_ALL & ~SV_REC_WHY_F_HOP_LATE),
+		.carrier_tid = b->carrier_tid, .holder_pid = b->holder_pid, .holder_policy = b->holder_policy,
+		.holder_prio = b->holder_prio, .faults = b->faults > UINT16_MAX ? UINT16_MAX : (uint16_t)b->faults,
+		.holder_ns = (int64_t)b->holder_ns,
+	};
+	memcpy(h->carrier_comm, b->carrier_comm, sizeof(h->carrier_comm));
+	memcpy(h->holder_comm, b->holder_comm, sizeof(h->holder_comm));
+	h->carrier_comm[15] = h->holder_comm[15] = 0;
+	for (unsigned c = 0; c < SV_REC_WHY_SLOTS; c++) {
+		h->ns[c] = (int64_t)b->ns[c];
+		sum += h->ns[c];
+	}
+	if (late_ns && h->t_to_ns - h->t_from_ns > late_ns)
+		h->flags |= SV_REC_WHY_F_HOP_LATE;
+	return h->t_to_ns >= h->t_from_ns && sum == h->t_to_ns - h->t_from_ns;
+}
+
+void svtrace_events_why(struct svtrace_events *ev, const struct svtrace_why_ev *w)
+{
+	const struct svtrace_events_late *r = NULL;
+	struct svtrace_stream *s;
+	struct sv_rec_why h[2];
+	unsigned n = 0;
+
+	ev->why_events++;
+	if (w->flags & SVTRACE_WHY_F_NESTED) {
+		ev->why_nested++;
+		return;
+	}
+	for (unsigned i = 0; i < SVTRACE_EVENTS_RECENT && i < ev->nrecent; i++) {
+		const struct svtrace_events_late *c = &ev->recent[(ev->nrecent - 1 - i) % SVTRACE_EVENTS_RECENT];
+
+		if (c->bpf_stream == w->stream && c->port == w->port && c->smpcnt == w->smpcnt && c->t2b_ns == w->t2b_ns) {
+			r = c;
+			break;
+		}
+	}
+	s = r ? svtrace_streams_of(ev->streams, w->stream) : NULL;
+	if (!s || w->nhops < 1 || w->nhops > 2) {
+		ev->why_unmatched++;
+		return;
+	}
+	for (unsigned k = 2 - w->nhops; k < 2; k++) {
+		if (!why_hop(&h[n], &w->hop[k], ev->late_ns)) {
+			ev->why_bad++;
+			return;
+		}
+		h[n].stream = (uint32_t)s->corr;
+		h[n].smp_cnt = w->smpcnt;
+		h[n].guest = w->port;
+		n++;
+	}
+	svtrace_corr_late_why(ev->corr, (unsigned)s->corr, w->port, w->smpcnt, (int64_t)w->t2b_ns, h, n);
+	sv_why_tally_add(&ev->why, h, n);
+	if (ev->rec)
+		svtrace_rec_why(ev->rec, svtrace_streams_rate(s), w->t1_ns ? w->t1_ns : w->t2a_ns, h, n);
 }
 
 int svtrace_events_handle(void *ctx, void *data, size_t size)
@@ -75,6 +158,11 @@ int svtrace_events_handle(void *ctx, void *data, size_t size)
 	if (size < sizeof(*e))
 		return 0;
 	ev->events++;
+	if (e->type == SVTRACE_EV_WHY) {
+		if (size >= sizeof(struct svtrace_why_ev))
+			svtrace_events_why(ev, data);
+		return 0;
+	}
 	switch (e->type) {
 	case SVTRACE_EV_TAKEN:
 		oc = SVTRACE_COPY_TAKEN;

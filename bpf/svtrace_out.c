@@ -2,15 +2,37 @@
 /* svtrace's output: see svtrace_out.h. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sv_json.h"
 #include "sv_stats.h"
+#include "sv_why.h"
 #include "svtrace_corr.h"
+#include "svtrace_events.h"
 #include "svtrace_out.h"
 #include "svtrace_ports.h"
 #include "svtrace_setup.h"
 #include "svtrace_streams.h"
 #include "svtrace_sys.h"
+
+/* "svtrace: why late: of 47 late frames: 44 steal, ...; 97.1% of their time to named causes" (nothing with
+ * why off or no late frame decomposed yet). */
+static void why_line(const struct svtrace_out *o, FILE *f)
+{
+	struct sv_why_tally t;
+	char line[1024];
+
+	if (!o->ev || !o->probes->why || !o->ev->why.frames)
+		return;
+	t = o->ev->why;
+	sv_why_tally_sort(&t);
+	sv_why_tally_format(&t, line, sizeof(line));
+	fprintf(f, "svtrace: why late: %s; %.1f%% of their %.1f ms to named causes", line,
+		100.0 * sv_why_named_share(&t), (double)t.late_ns / 1e6);
+	if (o->cnt[SVTRACE_CNT_WHY_SKIPPED])
+		fprintf(f, "; %" PRIu64 " more not decomposed (over --why-rate)", o->cnt[SVTRACE_CNT_WHY_SKIPPED]);
+	fputc('\n', f);
+}
 
 void svtrace_out_live(const struct svtrace_out *o, FILE *f)
 {
@@ -32,6 +54,7 @@ void svtrace_out_live(const struct svtrace_out *o, FILE *f)
 				sv_stats_print_log2(&hs->lat, f, 1000, NULL);
 		}
 	}
+	why_line(o, f);
 	svtrace_corr_interval_reset(o->corr);
 }
 
@@ -65,6 +88,78 @@ static void json_hop(struct sv_json *j, const struct svtrace_out *o, unsigned p,
 	sv_json_key(j, "latency_ns");
 	sv_stats_json(j, &hs->lat);
 	sv_json_object_end(j);
+}
+
+static int64_t why_unexplained(const struct svtrace_late *l)
+{
+	int64_t u = 0;
+
+	for (unsigned i = 0; i < l->nwhy; i++)
+		u += l->why[i].ns[SV_WHY_UNEXPLAINED];
+	return u;
+}
+
+/* A late frame's "why": its hops by cause and its dominant cause; null when it was not decomposed. */
+static void json_why_frame(struct sv_json *j, const struct svtrace_late *l)
+{
+	struct sv_why_dom d;
+	char dom[96];
+
+	sv_json_key(j, "why");
+	if (!l->nwhy) {
+		sv_json_null(j);
+		return;
+	}
+	sv_why_dominant(l->why, l->nwhy, &d);
+	sv_why_dom_format(&d, dom, sizeof(dom));
+	sv_json_object_begin(j);
+	sv_json_kv_str(j, "dominant", dom);
+	sv_json_key(j, "hops");
+	sv_json_array_begin(j);
+	for (unsigned i = 0; i < l->nwhy; i++)
+		sv_why_json_hop(j, &l->why[i], sv_point_name(l->why[i].from_point), sv_point_name(l->why[i].point));
+	sv_json_array_end(j);
+	sv_json_object_end(j);
+}
+
+/* The run's why late: on or off and why, the hooks left out, the counts, the totals over every late frame
+ * decomposed (not only the listed ones). */
+static void json_why_run(struct sv_json *j, const struct svtrace_out *o)
+{
+	const struct svtrace_probes *pr = o->probes;
+	struct sv_why_tally t = { 0 };
+
+	sv_json_key(j, "why");
+	sv_json_object_begin(j);
+	sv_json_kv_bool(j, "on", pr->why);
+	if (pr->why)
+		sv_json_kv_null(j, "off_reason");
+	else
+		sv_json_kv_str(j, "off_reason", pr->why_off);
+	sv_json_kv_str(j, "steal_clock", pr->why ? pr->why_steal : NULL);
+	sv_json_kv_bool(j, "qdisc_stamps", pr->why_qdisc);
+	sv_json_key(j, "hooks_missing");
+	sv_json_array_begin(j);
+	for (const char *p = pr->why_missing; *p;) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		sv_json_string_n(j, p, n);
+		p += n + (e ? 1 : 0);
+	}
+	sv_json_array_end(j);
+	sv_json_kv_uint(j, "steal_booked_ns", o->why_steal_ns);
+	if (o->ev) {
+		t = o->ev->why;
+		sv_json_kv_uint(j, "events", o->ev->why_events);
+		sv_json_kv_uint(j, "skipped", o->cnt[SVTRACE_CNT_WHY_SKIPPED]);
+		sv_json_kv_uint(j, "nested", o->ev->why_nested);
+		sv_json_kv_uint(j, "unmatched", o->ev->why_unmatched);
+		sv_json_kv_uint(j, "bad", o->ev->why_bad);
+	}
+	sv_json_object_end(j);
+	sv_why_tally_sort(&t);
+	sv_why_json_totals(j, &t);
 }
 
 /* svID_truncated (always) and, when truncated, svID_octets: the length on the wire. */
@@ -247,7 +342,10 @@ int svtrace_out_json(const struct svtrace_out *o, FILE *f, int64_t elapsed_ns)
 		sv_json_kv_int(&j, "wait_ns", l->wait_ns);
 		sv_json_kv_int(&j, "feeder_wait_ns", l->feeder_wait_ns);
 		sv_json_kv_bool(&j, "wait_end_known", l->wait_end_known);
-		sv_json_kv_int(&j, "unexplained_ns", l->hop_ns > l->wait_ns ? l->hop_ns - l->wait_ns : 0);
+		/* with its decomposition: what it left unexplained; else the part of the hop the feeder's wait
+		 * does not cover */
+		sv_json_kv_int(&j, "unexplained_ns", l->nwhy ? why_unexplained(l) :
+				   l->hop_ns > l->wait_ns ? l->hop_ns - l->wait_ns : 0);
 		if (l->holder_comm[0] && l->wait_ns) {
 			sv_json_kv_str(&j, "holder_thread", l->holder_comm);
 			sv_json_kv_uint(&j, "holder_pid", l->holder_pid);
@@ -277,9 +375,11 @@ int svtrace_out_json(const struct svtrace_out *o, FILE *f, int64_t elapsed_ns)
 		} else {
 			sv_json_kv_null(&j, "carrier_thread");
 		}
+		json_why_frame(&j, l);
 		sv_json_object_end(&j);
 	}
 	sv_json_array_end(&j);
+	json_why_run(&j, o);
 	sv_json_key(&j, "record"); /* what reached the disk: null without --record */
 	sv_record_stats_json(&j, o->record, o->rec_st);
 	sv_json_object_end(&j);
@@ -328,6 +428,7 @@ void svtrace_out_summary(const struct svtrace_out *o, FILE *f)
 				hs->in_flight, line);
 		}
 	}
+	why_line(o, f);
 	if (o->rec_st) {
 		char rl[512];
 

@@ -15,6 +15,7 @@
 #include "svtrace.h"
 
 struct svtrace_corr;
+struct svtrace_events;
 struct svtrace_ports;
 struct svtrace_probes;
 struct svtrace_streams;
@@ -34,14 +35,17 @@ struct svtrace_out {
 	const char *record;				/* --record FILE, NULL none */
 	const struct sv_record_writer_stats *rec_st;	/* once the record is closed, else NULL */
 	uint64_t rec_refused;				/* records the writer refused (a bug) */
+	const struct svtrace_events *ev;		/* why late: its tally and counts (NULL: none) */
+	uint64_t why_steal_ns;				/* steal the why timelines booked (all CPUs) */
 };
 
 /* One --live interval: a summary line and a histogram per (egress port, hop), then the interval's
- * statistics are reset. */
+ * statistics are reset; why late's line (the run's late frames so far by dominant cause). */
 void svtrace_out_live(const struct svtrace_out *o, FILE *f);
 
 /* The final summary: counts, ports re-created or gone, the skb table's overflows, one line per (egress
- * port, hop), and what reached the record. */
+ * port, hop), why late (the late frames by dominant cause, the share of their time named) and what
+ * reached the record. */
 void svtrace_out_summary(const struct svtrace_out *o, FILE *f);
 
 /* The final summary as one JSON object (svtrace(8) describes its keys); the run lasted @elapsed_ns.

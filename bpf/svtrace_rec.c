@@ -150,24 +150,45 @@ void svtrace_rec_summaries(struct svtrace_rec *r, int64_t start_mono_ns, int64_t
 	}
 }
 
+/* The join key: the SAMPLE's second (the frame seen at 00.0001 may carry a sample of the second before),
+ * from smpCnt and the stream's rate (sv_sample_align); the frame's first stamp @t_ref's second when the
+ * rate is not known. */
+static int64_t sample_sec(const struct svtrace_rec *r, uint64_t t_ref, uint16_t smpcnt, uint32_t rate)
+{
+	struct sv_sample_time st;
+	int64_t t = sv_clock_xlate_apply(&r->to_tai, (int64_t)t_ref);
+
+	return sv_sample_align(t, smpcnt, rate, SV_SAMPLE_AHEAD_NS_DEFAULT, &st) ? sv_ns_to_sec_floor(t) : st.tai_sec;
+}
+
+void svtrace_rec_why(struct svtrace_rec *r, uint32_t rate, uint64_t t_ref, const struct sv_rec_why *h, unsigned n)
+{
+	struct sv_rec_why y;
+
+	if (!r)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		y = h[i];
+		y.t_from_ns = sv_clock_xlate_apply(&r->to_tai, h[i].t_from_ns);
+		/* the hop's length as measured (one translation: the causes still add up to it) */
+		y.t_to_ns = y.t_from_ns + (h[i].t_to_ns - h[i].t_from_ns);
+		y.tai_sec = (uint32_t)sample_sec(r, t_ref, h[i].smp_cnt, rate);
+		if (sv_record_write_why(r->w, &y) == -EINVAL)
+			r->refused++;
+	}
+}
+
 void svtrace_rec_copy(struct svtrace_rec *r, unsigned corr, uint32_t rate, const struct svtrace_copy *e,
 		      enum svtrace_copy_outcome oc)
 {
 	const struct svtrace_port *port = r ? r->ports->port : NULL;
 	uint64_t t_ref = e->t1_ns ? e->t1_ns : e->t2a_ns ? e->t2a_ns : e->t2b_ns;
-	struct sv_sample_time st;
 	int64_t tai_sec;
 	uint32_t p = e->port;
 
 	if (!r)
 		return;
-	/* The join key is the SAMPLE's second (the frame seen at 00.0001 may carry a sample of the
-	 * second before), from smpCnt and the stream's rate (sv_sample_align). */
-	if (!sv_sample_align(sv_clock_xlate_apply(&r->to_tai, (int64_t)t_ref), e->smpcnt, rate,
-			     SV_SAMPLE_AHEAD_NS_DEFAULT, &st))
-		tai_sec = st.tai_sec;
-	else
-		tai_sec = sv_ns_to_sec_floor(sv_clock_xlate_apply(&r->to_tai, (int64_t)t_ref));
+	tai_sec = sample_sec(r, t_ref, e->smpcnt, rate);
 	if (e->t1_ns && (e->flags & SVTRACE_F_T1_FIRST))
 		rec_point(r, corr, SV_POINT_T1, e->t1_ns, tai_sec, e->smpcnt, port[0].ifindex, port[0].netns_ino,
 			  SV_REC_GUEST_NONE, 0, 0, e->cpu1, e->tid1);

@@ -61,6 +61,10 @@ void svtrace_rec_copy(struct svtrace_rec *r, unsigned corr, uint32_t rate, const
  * when another thread carried the frame from T1 to T2a, the carrier's at T2a. */
 void svtrace_rec_late(void *ctx, const struct svtrace_late *l);
 
+/* A late frame's decomposition: one WHY record per hop @h[0..n) (stream, guest, smp_cnt, points set; times
+ * on CLOCK_MONOTONIC, written on TAI), its sample's second from @t_ref (its first stamp) and @rate. */
+void svtrace_rec_why(struct svtrace_rec *r, uint32_t rate, uint64_t t_ref, const struct sv_rec_why *h, unsigned n);
+
 /* The run's totals: one SUMMARY record per (stream, egress port, hop), the whole run (@start_mono_ns to
  * @now_mono_ns) as one period. */
 void svtrace_rec_summaries(struct svtrace_rec *r, int64_t start_mono_ns, int64_t now_mono_ns);

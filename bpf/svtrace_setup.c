@@ -19,6 +19,7 @@
 #include "svtrace_setup.h"
 #include "svtrace_streams.h"
 #include "svtrace_sys.h"
+#include "svtrace_why.h"
 
 _Static_assert(sizeof(struct svtrace_copy) == SVTRACE_COPY_SIZE, "svtrace_copy ABI");
 _Static_assert(sizeof(struct svtrace_late_ev) == SVTRACE_LATE_SIZE, "svtrace_late_ev ABI");
@@ -43,8 +44,8 @@ struct svtrace_setup {
 	struct svtrace_setup_cfg cfg;
 	struct svtrace_bpf *skel;
 	struct ring_buffer *rb;
-	struct bpf_link *links[32];
-	const char *link_prog[32];	/* each link's program name (the stop detaches by stage) */
+	struct bpf_link *links[64];
+	const char *link_prog[64];	/* each link's program name (the stop detaches by stage) */
 	unsigned nlinks;
 	struct svtrace_probes probes;
 	uint32_t track_n;		/* slots of "track" */
@@ -115,6 +116,103 @@ int svtrace_setup_map(struct svtrace_setup *s, struct svtrace_scan *sc, struct s
 	return 0;
 }
 
+/* The tracepoint system of a why hook's tracepoint @tp (svtrace_why.bpf.h). */
+static const char *why_tp_system(const char *tp)
+{
+	if (!strncmp(tp, "irq_handler_", 12) || !strncmp(tp, "softirq_", 8))
+		return "irq";
+	if (!strcmp(tp, "net_dev_queue"))
+		return "net";
+	if (!strncmp(tp, "page_fault_", 11))
+		return "exceptions";
+	return "irq_vectors";	/* x86's local_timer, reschedule, call_function(_single), irq_work */
+}
+
+/* A why hook's tracepoint: its section's name after the flavour ("?tp_btf/softirq_entry"). */
+static const char *why_tp(const struct bpf_program *p)
+{
+	const char *sec = bpf_program__section_name(p), *slash = strchr(sec, '/');
+
+	return slash ? slash + 1 : sec;
+}
+
+static bool is_why(const char *name)
+{
+	return !strncmp(name, "why_btf_", 8) || !strncmp(name, "why_raw_", 8);
+}
+
+/* A why hook left out: its tracepoint named once in the probes' list (entry and exit share a name). */
+static void why_missing(struct svtrace_probes *pr, const char *tp)
+{
+	size_t n = strlen(pr->why_missing);
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s", tp);
+	if (strlen(name) > 6 && !strcmp(name + strlen(name) - 6, "_entry"))
+		name[strlen(name) - 6] = 0;
+	else if (strlen(name) > 5 && !strcmp(name + strlen(name) - 5, "_exit"))
+		name[strlen(name) - 5] = 0;
+	if (strstr(pr->why_missing, name))
+		return;
+	snprintf(pr->why_missing + n, sizeof(pr->why_missing) - n, "%s%s", n ? "," : "", name);
+}
+
+/* SVTRACE_WHY_HIDE=TP[,TP...]: tracepoints taken as absent (tests: the path of a kernel without them). */
+static bool why_hidden(const char *tp)
+{
+	const char *h = getenv("SVTRACE_WHY_HIDE"), *p;
+	size_t n = strlen(tp);
+
+	for (p = h; p && (p = strstr(p, tp)); p += n)
+		if ((p == h || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* Whether an egress port has a queue (a qdisc other than noqueue: a tap's, a NIC's), checked at the start;
+ * unknown counts as one. */
+static bool ports_queue(const struct svtrace_setup_cfg *c)
+{
+	char q[32];
+
+	for (unsigned i = 1; i <= c->ports->n; i++)
+		if (svtrace_qdisc(c->netns, c->ports->port[i].ifindex, q, sizeof(q)) || strcmp(q, "noqueue"))
+			return true;
+	return false;
+}
+
+/* The why hooks of the flavour svtrace's own use, each where its tracepoint exists (the others said). */
+static void choose_why(struct svtrace_setup *s, bool btf)
+{
+	struct svtrace_probes *pr = &s->probes;
+	struct bpf_program *p;
+
+	pr->why = s->cfg.why && s->cfg.threshold_ns;
+	if (!pr->why)
+		snprintf(pr->why_off, sizeof(pr->why_off), "%s",
+			 s->cfg.why ? "late detection off (--threshold-us 0)" : "--why off");
+	pr->why_missing[0] = 0;
+	/* net_dev_queue stamps the qdisc's entry: only where a port has a queue (it runs at every transmit of
+	 * the machine; without a queue the stamp is T2a's own instant) */
+	pr->why_qdisc = pr->why && ports_queue(&s->cfg);
+	bpf_object__for_each_program(p, s->skel->obj) {
+		const char *name = bpf_program__name(p);
+		bool on;
+
+		if (!is_why(name))
+			continue;
+		/* the page faults' only with --why-faults: they run on every fault of the machine for a mark */
+		on = pr->why && !strncmp(name, btf ? "why_btf_" : "why_raw_", 8) &&
+		     (s->cfg.why_faults || strncmp(why_tp(p), "page_fault_", 11)) &&
+		     (pr->why_qdisc || strcmp(why_tp(p), "net_dev_queue"));
+		if (on && (!svtrace_have_tracepoint(why_tp_system(why_tp(p)), why_tp(p), NULL) || why_hidden(why_tp(p)))) {
+			why_missing(pr, why_tp(p));
+			on = false;
+		}
+		bpf_program__set_autoload(p, on);
+	}
+}
+
 static void choose_programs(struct svtrace_setup *s)
 {
 	struct svtrace_bpf *sk = s->skel;
@@ -139,6 +237,7 @@ static void choose_programs(struct svtrace_setup *s)
 		bpf_program__set_autoload(sk->progs.raw_sched_wakeup, false);
 	}
 	pr->attach_mode = btf ? "tp_btf" : "raw_tp";
+	choose_why(s, btf);
 	/* whether T2a runs for an interrupt, not for the thread it interrupted (a carrier is a thread) */
 	pr->preempt_from_rq = svtrace_preempt_from_rq();
 	/* Optional: present only with the module loaded / the symbol in the kernel. */
@@ -198,6 +297,15 @@ static int load(struct svtrace_setup *s)
 			bpf_program__set_autoload(sk->progs.ovs_do_execute_action, false);
 			bpf_program__set_autoload(sk->progs.kp_tun_net_xmit, false);
 			bpf_program__set_autoload(sk->progs.kp_vhost_handle_rx, false);
+			if (pr->why) {
+				struct bpf_program *p;
+
+				pr->why = false;
+				snprintf(pr->why_off, sizeof(pr->why_off), "its programs did not load (-v says why)");
+				bpf_object__for_each_program(p, sk->obj)
+					if (is_why(bpf_program__name(p)))
+						bpf_program__set_autoload(p, false);
+			}
 		}
 		sk->rodata->appid_filter = c->appid;
 		sk->rodata->stale_ns = (uint64_t)c->timeout_ns;
@@ -248,16 +356,33 @@ static int load(struct svtrace_setup *s)
 		}
 		sk->rodata->nr_cpus = ncpu;
 		sk->rodata->wait_from_rq = pr->wait_from_rq;
+		/* why late: the timelines (SVTRACE_WHY_TL_DEFAULT entries per CPU: 100-200 ms of a busy CPU, far more
+		 * than a late hop) and the queue stamps; one entry each when off (the calls are dropped) */
+		sk->rodata->why_on = pr->why;
+		if (pr->why) {
+			int64_t d = svtrace_percpu_distance("runqueues", "steal_time");
+
+			sk->rodata->why_tl_mask = SVTRACE_WHY_TL_DEFAULT - 1;
+			sk->rodata->why_skb_mask = SVTRACE_WHY_SKB_ENTRIES - 1;
+			sk->rodata->why_steal_from_rq = d;
+			pr->why_steal = d ? "steal_time" : "rq";
+			bpf_map__set_max_entries(sk->maps.why_tl, ncpu * SVTRACE_WHY_TL_DEFAULT);
+			bpf_map__set_max_entries(sk->maps.why_skb, SVTRACE_WHY_SKB_ENTRIES);
+			if (c->why_rate) {
+				sk->rodata->why_gap_ns = SV_NSEC_PER_SEC / c->why_rate;
+				sk->rodata->why_burst = c->why_rate / 4 > 16 ? c->why_rate / 4 : 16;
+			}
+		}
 		bpf_map__set_max_entries(sk->maps.events, c->ringbuf_bytes);
 		/* A refusal caused by an optional program is retried without them: stay quiet the first time. */
-		libbpf_quiet = !attempt && (pr->ovs || pr->tun || pr->vhost || pr->direct);
+		libbpf_quiet = !attempt && (pr->ovs || pr->tun || pr->vhost || pr->direct || pr->why);
 		err = svtrace_bpf__load(sk);
 		libbpf_quiet = false;
 		if (!err)
 			return 0;
 		svtrace_bpf__destroy(sk);
 		s->skel = NULL;
-		if (!pr->ovs && !pr->tun && !pr->vhost && !pr->direct)
+		if (!pr->ovs && !pr->tun && !pr->vhost && !pr->direct && !pr->why)
 			return err;
 	}
 	return err;
@@ -289,7 +414,8 @@ int svtrace_setup_attach(struct svtrace_setup *s)
 
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
-		bool optional = !strncmp(name, "ovs_", 4) || !strncmp(name, "kp_", 3) || !strncmp(name, "fe_", 3);
+		bool optional = !strncmp(name, "ovs_", 4) || !strncmp(name, "kp_", 3) || !strncmp(name, "fe_", 3) ||
+				is_why(name);
 
 		if (!bpf_program__autoload(prog))
 			continue;
@@ -304,7 +430,9 @@ int svtrace_setup_attach(struct svtrace_setup *s)
 				return err;
 			}
 			/* kprobes/fentry refused (lockdown, no kprobe support): say so, go on without. */
-			if (!strcmp(name, "fe_dev_direct_xmit")) {
+			if (is_why(name)) {
+				why_missing(pr, why_tp(prog));
+			} else if (!strcmp(name, "fe_dev_direct_xmit")) {
 				pr->direct = false;
 				snprintf(pr->direct_why, sizeof(pr->direct_why), "attach failed: %s",
 					 strerror(-err));
@@ -326,8 +454,8 @@ int svtrace_setup_attach(struct svtrace_setup *s)
 
 			s->link_prog[s->nlinks] = name;
 			s->links[s->nlinks++] = link;
-			/* tp_btf/NAME or raw_tp/NAME (kprobes are not tracepoints) */
-			if (!strncmp(sec, "tp_btf/", 7) || !strncmp(sec, "raw_tp/", 7))
+			/* tp_btf/NAME or raw_tp/NAME (kprobes are not tracepoints; the why hooks are listed apart) */
+			if (!is_why(name) && (!strncmp(sec, "tp_btf/", 7) || !strncmp(sec, "raw_tp/", 7)))
 				pr->tracepoints[pr->ntracepoints++] = strchr(sec, '/') + 1;
 		} else {
 			bpf_link__destroy(link);
@@ -430,6 +558,28 @@ void svtrace_setup_print_probes(const struct svtrace_setup *s, FILE *f)
 		p->direct ? "on" : "off (", p->direct ? "" : p->direct_why, p->direct ? "" : ")");
 	fprintf(f, "svtrace: probe kprobe vhost handle_rx: %s%s%s\n", p->vhost ? "on" : "off (",
 		p->vhost ? "" : p->vhost_why, p->vhost ? "" : ")");
+	if (p->why)
+		fprintf(f, "svtrace: why late: on (steal from %s; qdisc stamps %s)%s%s%s\n",
+			!strcmp(p->why_steal, "rq") ? "the run queue's booking: placed up to a tick late" :
+			"the hypervisor's steal clock", p->why_qdisc ? "on" : "off: no egress port has a queue",
+			p->why_missing[0] ? "; without the hooks " : "", p->why_missing,
+			p->why_missing[0] ? " (tracepoint absent or refused: their time stays unexplained)" : "");
+	else
+		fprintf(f, "svtrace: why late: off (%s)\n", p->why_off);
+}
+
+uint64_t svtrace_setup_why_steal(struct svtrace_setup *s)
+{
+	unsigned ncpu = bpf_map__max_entries(s->skel->maps.why_cpu);
+	struct svtrace_why_cpu c;
+	uint64_t sum = 0;
+
+	if (!s->probes.why)
+		return 0;
+	for (uint32_t i = 0; i < ncpu; i++)
+		if (!bpf_map__lookup_elem(s->skel->maps.why_cpu, &i, sizeof(i), &c, sizeof(c), 0))
+			sum += c.booked;
+	return sum;
 }
 
 int svtrace_setup_ring(struct svtrace_setup *s, int (*fn)(void *ctx, void *data, size_t size), void *ctx)

@@ -35,14 +35,25 @@ struct svtrace_probes {
 	unsigned ntracepoints;
 	bool ovs, tun, vhost, direct;	/* the optional probes: on, or off for the reason below */
 	char ovs_why[64], tun_why[64], vhost_why[64], direct_why[64];
+	/* why late (svtrace_why.h): the decomposition on (--why on and late detection on), its steal clock,
+	 * and the hooks left out (tracepoint absent, or refused) */
+	bool why;
+	const char *why_steal;		/* "steal_time" (the hypervisor's), "rq" (the run queue's booking) */
+	char why_off[64];		/* why it is off ("" on) */
+	char why_missing[256];		/* the hooks left out, comma-separated ("" none) */
+	bool why_qdisc;			/* net_dev_queue on: some egress port has a queue (not noqueue) */
 };
 
 struct svtrace_setup_cfg {
 	const struct svtrace_ports *ports;	/* the port filter (kept: read again by the watch) */
+	const char *netns;			/* --netns: where the ports are (NULL ours) */
 	bool raw_tp;				/* --raw-tp */
 	bool sched_wakeup;			/* --sched-wakeup */
 	bool expect_seen;			/* --expect seen: BPF learns each stream's ports */
 	bool per_frame;				/* --record: an event per copy, no hop log nor histograms */
+	bool why;				/* --why on: the decomposition of late frames (with threshold_ns) */
+	uint32_t why_rate;			/* --why-rate: decompositions a second and CPU (0 no limit) */
+	bool why_faults;			/* --why-faults: the page fault hooks too */
 	uint32_t appid;				/* 0: every APPID */
 	const char *svid;			/* NULL: every svID */
 	int64_t timeout_ns, threshold_ns;
@@ -83,6 +94,9 @@ int svtrace_setup_poll(struct svtrace_setup *s, int timeout_ms);
  * What is still open after that is resolved by the scans' final pass.
  */
 void svtrace_setup_stop(struct svtrace_setup *s, struct svtrace_hlog *h);
+
+/* The steal the why timelines booked since the start, summed over the CPUs (ns; 0 with why off). */
+uint64_t svtrace_setup_why_steal(struct svtrace_setup *s);
 
 /* BPF's per-CPU counters (SVTRACE_CNT_*), summed. */
 void svtrace_setup_counters(struct svtrace_setup *s, uint64_t cnt[SVTRACE_CNT_NR]);

@@ -12,6 +12,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <linux/capability.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <bpf/bpf.h>
@@ -93,6 +95,60 @@ static int ifx_fn(void *p)
 
 	a->idx = if_nametoindex(a->name);
 	return a->idx ? 0 : -ENODEV;
+}
+
+struct qdisc_arg {
+	uint32_t ifindex;
+	char qdisc[32];
+};
+
+/* The link's IFLA_QDISC from RTM_GETLINK (in the namespace in_netns entered). */
+static int qdisc_fn(void *p)
+{
+	struct qdisc_arg *a = p;
+	struct {
+		struct nlmsghdr h;
+		struct ifinfomsg i;
+	} req = { .h = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETLINK, .nlmsg_flags = NLM_F_REQUEST },
+		  .i = { .ifi_family = AF_UNSPEC, .ifi_index = (int)a->ifindex } };
+	char buf[16384];
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	ssize_t n;
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), err = -ENOENT;
+
+	if (fd < 0)
+		return -errno;
+	if (send(fd, &req, sizeof(req), 0) < 0 || (n = recv(fd, buf, sizeof(buf), 0)) < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (!NLMSG_OK(h, (size_t)n) || h->nlmsg_type != RTM_NEWLINK)
+		goto out;
+	{
+		struct ifinfomsg *ifi = NLMSG_DATA(h);
+		int len = (int)IFLA_PAYLOAD(h);
+
+		for (struct rtattr *at = IFLA_RTA(ifi); RTA_OK(at, len); at = RTA_NEXT(at, len)) {
+			if (at->rta_type != IFLA_QDISC)
+				continue;
+			snprintf(a->qdisc, sizeof(a->qdisc), "%.*s", (int)RTA_PAYLOAD(at), (const char *)RTA_DATA(at));
+			err = 0;
+			break;
+		}
+	}
+out:
+	close(fd);
+	return err;
+}
+
+int svtrace_qdisc(const char *netns, uint32_t ifindex, char *qdisc, size_t size)
+{
+	struct qdisc_arg a = { .ifindex = ifindex };
+	int err = in_netns(netns, qdisc_fn, &a);
+
+	if (!err)
+		snprintf(qdisc, size, "%s", a.qdisc);
+	return err;
 }
 
 int svtrace_ifindex(const char *netns, const char *ifname, uint32_t *ifindex)

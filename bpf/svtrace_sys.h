@@ -40,6 +40,10 @@ int64_t svtrace_preempt_from_rq(void);
  * kernel's BTF, section .data..percpu); 0 when either is missing. svtrace_why's steal clock:
  * svtrace_percpu_distance("runqueues", "steal_time") (KVM guests). */
 int64_t svtrace_percpu_distance(const char *from, const char *to);
+/* The root qdisc's kind of interface @ifindex in network namespace @netns (NULL: ours) into @qdisc ("noqueue":
+ * no queue, a transmit goes straight to the driver). Returns 0, or -errno (-ENOENT: no such link or no
+ * qdisc named). */
+int svtrace_qdisc(const char *netns, uint32_t ifindex, char *qdisc, size_t size);
 /* Tracepoint @sys:@name exists (tracefs events dir, or a btf_trace_@name type in vmlinux/module BTF). */
 bool svtrace_have_tracepoint(const char *sys, const char *name, const char *module);
 /* Whether this kernel lets an fentry program attach to function @func: loads an empty one (BPF

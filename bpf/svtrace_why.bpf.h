@@ -34,6 +34,12 @@ const volatile __u32 why_on = 0;
 const volatile __u32 why_tl_mask = SVTRACE_WHY_TL_DEFAULT - 1;
 /* entries of "why_skb" - 1 (a power of two - 1) */
 const volatile __u32 why_skb_mask = SVTRACE_WHY_SKB_ENTRIES - 1;
+/* The decompositions' budget per CPU: one every why_gap_ns on average, why_burst at once (0: no limit). A
+ * walk costs up to tens of microseconds in the freeing thread's context (a whole timeline when the frame is
+ * older than it): a guest that falls behind makes every frame late, and unbounded walks would slow its
+ * receive further. Late frames over the budget are sent without decomposition (SVTRACE_CNT_WHY_SKIPPED). */
+const volatile __u64 why_gap_ns = 0;
+const volatile __u32 why_burst = 0;
 /* The hypervisor's steal clock (x86 KVM: the per-CPU struct kvm_steal_time, whose first word is the
  * steal in ns) at this distance from the per-CPU run queue (both in the per-CPU area: their offsets in the
  * kernel's BTF, as for preempt_from_rq); 0: read the run queue's own booking, prev_steal_time_rq, which
@@ -406,8 +412,12 @@ struct why_walk {
 	/* the hop */
 	__u64 ns[SVTRACE_WHY_SLOTS];
 	__u32 hpid[WHY_HOLDERS];
+	__u32 hcpu[WHY_HOLDERS];	/* the CPU the holder held (its run segments name it) */
 	__u64 hns[WHY_HOLDERS];
+	__u32 cpu;			/* the phase's CPU */
+	__u32 holder_cpu;		/* the hop's holder's (why_hop) */
 	__u32 busy, pad;
+	__u64 credit, credit_t;		/* the decompositions' budget on this CPU (why_budget), ns */
 	struct svtrace_why_phase ph[WHY_PHASES];
 };
 
@@ -453,6 +463,7 @@ static __always_inline void why_holder(struct why_walk *w, __u32 pid, __u64 ns)
 	/* a new one takes the slot of the least (four holders in one hop are rare) */
 	if (w->hns[k] < ns) {
 		w->hpid[k] = pid;
+		w->hcpu[k] = w->cpu;
 		w->hns[k] = ns;
 	}
 }
@@ -614,8 +625,20 @@ static __always_inline __u32 why_phase(struct why_walk *w, const struct svtrace_
 		w->ns[SVTRACE_WHY_UNEXPLAINED] += p->t1 - p->t0;
 		return SVTRACE_WHY_F_PARTIAL;
 	}
+	/* a phase that ended before the timeline's oldest entry: nothing to read, no walk of the whole ring
+	 * (the frames of a guest that fell far behind) */
+	if (c->head > why_tl_mask) {
+		__u32 oi = cpu * (why_tl_mask + 1) + ((__u32)c->head & why_tl_mask);
+		struct svtrace_why_ent *old = bpf_map_lookup_elem(&why_tl, &oi);
+
+		if (old && old->t > p->t1) {
+			w->ns[SVTRACE_WHY_UNEXPLAINED] += p->t1 - p->t0;
+			return SVTRACE_WHY_F_PARTIAL;
+		}
+	}
 	w->t0 = p->t0;
 	w->t1 = p->t1;
+	w->cpu = cpu;
 	w->mode = p->mode;
 	w->tid = p->tid;
 	w->ksirq = c->ksoftirqd;
@@ -681,6 +704,7 @@ static __always_inline void why_hop(struct why_walk *w, struct svtrace_why_hop *
 	}
 	h->holder_ns = best;
 	h->holder_pid = best ? w->hpid[k & (WHY_HOLDERS - 1)] : 0;
+	w->holder_cpu = w->hcpu[k & (WHY_HOLDERS - 1)];
 	h->faults = w->faults;
 	if (!why_steal_from_rq)
 		flags |= SVTRACE_WHY_F_STEAL_RQ;
@@ -692,11 +716,12 @@ static __always_inline void why_hop(struct why_walk *w, struct svtrace_why_hop *
 			h->carrier_tid = w->ph[i].tid;
 }
 
-/* The holder's policy, priority and name, from the newest run segments of its CPU (the task may have
- * exited since: probe reads, its pid compared), else its name kept for feeders' holders. */
-static __always_inline void why_name_holder(struct svtrace_why_hop *h)
+/* The holder's policy, priority and name, from the newest run segments of the CPU it held, @cpu (the task
+ * may have exited since: probe reads, its pid compared), else its name kept for feeders' holders, its
+ * policy unknown (SVTRACE_WHY_POLICY_UNKNOWN). */
+static __always_inline void why_name_holder(struct svtrace_why_hop *h, __u32 cpu)
 {
-	__u32 cpu = h->cpu & CPU_MASK, pid = h->holder_pid, got = 0;
+	__u32 pid = h->holder_pid, got = 0;
 	struct sv_segs *r;
 	struct sv_name *nm;
 	__u32 ni = pid & FEEDER_MASK;
@@ -706,6 +731,7 @@ static __always_inline void why_name_holder(struct svtrace_why_hop *h)
 	h->holder_prio = 0;
 	if (!pid)
 		return;
+	cpu &= CPU_MASK;
 	r = bpf_map_lookup_elem(&segs, &cpu);
 	if (r) {
 		for (__u32 i = 0; i < SEG_N; i++) {
@@ -725,7 +751,7 @@ static __always_inline void why_name_holder(struct svtrace_why_hop *h)
 	}
 	if (got)
 		return;
-	h->holder_policy = 0;
+	h->holder_policy = SVTRACE_WHY_POLICY_UNKNOWN;
 	h->holder_prio = 0;
 	__builtin_memset(h->holder_comm, 0, sizeof(h->holder_comm));
 	nm = bpf_map_lookup_elem(&holder_names, &ni);
@@ -786,6 +812,19 @@ static __always_inline void why_late(const bool btf, const struct sv_track *t, _
 	w = bpf_map_lookup_elem(&why_scratch, &zero);
 	if (!w)
 		return;
+	if (why_gap_ns) {
+		__u64 full = why_gap_ns * why_burst;
+
+		w->credit += now - w->credit_t;
+		if (w->credit > full || !w->credit_t)
+			w->credit = full;
+		w->credit_t = now;
+		if (w->credit < why_gap_ns) {
+			count(SVTRACE_CNT_WHY_SKIPPED);
+			return;
+		}
+		w->credit -= why_gap_ns;
+	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(SVTRACE_CNT_LOST);
@@ -834,7 +873,7 @@ static __always_inline void why_late(const bool btf, const struct sv_track *t, _
 		why_hop(w, h, n, now);
 		if (h->carrier_tid)
 			why_comm_of(h->carrier_tid, h->carrier_comm);
-		why_name_holder(h);
+		why_name_holder(h, w->holder_cpu);
 		e->nhops = 2;
 	} else {
 		e->nhops = 1;
@@ -866,7 +905,7 @@ static __always_inline void why_late(const bool btf, const struct sv_track *t, _
 			bpf_get_current_comm(h->carrier_comm, sizeof(h->carrier_comm));
 		else if (h->carrier_tid)
 			why_comm_of(h->carrier_tid, h->carrier_comm);
-		why_name_holder(h);
+		why_name_holder(h, w->holder_cpu);
 	}
 	w->busy = 0;
 	bpf_ringbuf_submit(e, RB_FLAGS);

@@ -70,6 +70,8 @@
 #define SVTRACE_WHY_NR 22
 #define SVTRACE_WHY_SLOTS 24		/* ns[] entries (the last ones are 0: room for new causes) */
 
+#define SVTRACE_WHY_POLICY_UNKNOWN 0xff
+
 /* svtrace_why_hop.flags */
 #define SVTRACE_WHY_F_PARTIAL 0x1u	/* a timeline did not reach back to a phase's start: that part unexplained */
 #define SVTRACE_WHY_F_STEAL_RQ 0x2u	/* steal read from the run queue's booking (rq->prev_steal_time_rq):
@@ -93,7 +95,8 @@ struct svtrace_why_hop {
 	__u32 holder_pid;		/* the task that ran longest while the carrier (or ksoftirqd) waited, 0 none */
 	__u16 cpu;			/* the CPU of the hop's last phase (its carrier's at the hop's end) */
 	__u16 flags;			/* SVTRACE_WHY_F_* */
-	__u8 holder_policy, holder_prio;	/* as svtrace_copy's */
+	__u8 holder_policy, holder_prio;	/* as svtrace_copy's; policy SVTRACE_WHY_POLICY_UNKNOWN: its
+						 * run segments were gone (its name from the holders' names) */
 	__u8 from_point, to_point;	/* SVTRACE_WHY_PT_* */
 	__u32 faults;			/* page faults the carrier took in the hop (marks only: no duration) */
 	__u32 pad;

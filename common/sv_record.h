@@ -415,7 +415,7 @@ struct sv_rec_why {
 	uint32_t flags;		/* SV_REC_WHY_F_* */
 	uint32_t carrier_tid;	/* the thread that carried the frame at the hop's end (0: a softirq) */
 	uint32_t holder_pid;	/* the task that ran longest while the carrier waited (0 none) */
-	uint8_t holder_policy;	/* SCHED_* number, as THREAD's */
+	uint8_t holder_policy;	/* SCHED_* number, as THREAD's; 255: not known (the holder was gone) */
 	uint8_t holder_prio;	/* rt priority, or nice + 20 */
 	uint16_t faults;	/* page faults the carrier took in the hop (marks: their time is in the causes) */
 	uint32_t reserved1;

@@ -42,6 +42,7 @@ const struct svr_section svr_sections[SVR_SEC__COUNT] = {
 	[SVR_SEC_CYCLICTEST] = {"cyclictest", {[T] = svr_text_cyclictest, [J] = svr_json_cyclictest,
 					       [H] = svr_html_cyclictest}},
 	[SVR_SEC_LATE] = {"why late", {[T] = svr_text_late, [J] = svr_json_late, [H] = svr_html_late}},
+	[SVR_SEC_WHY] = {"why late by cause", {[T] = svr_text_why, [J] = svr_json_why, [H] = svr_html_why}},
 	[SVR_SEC_DROPS] = {"drops", {[T] = svr_text_drops, [J] = svr_json_drops, [H] = svr_html_drops}},
 	[SVR_SEC_DISTURBANCE] = {"disturbance record", {[H] = svr_html_disturbance}},
 };

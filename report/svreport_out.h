@@ -64,6 +64,7 @@ enum svr_section_id {	/* in the report's order */
 	SVR_SEC_LOSS,		/* loss per time bin */
 	SVR_SEC_CYCLICTEST,	/* the host's real-time baseline */
 	SVR_SEC_LATE,		/* why late: the worst waits, and per holder */
+	SVR_SEC_WHY,		/* why late by cause: svtrace's decompositions (svreport_why.c) */
 	SVR_SEC_DROPS,		/* drops by point, guest and reason */
 	SVR_SEC_DISTURBANCE,	/* a COMTRADE disturbance record */
 	SVR_SEC__COUNT,
@@ -111,6 +112,8 @@ svr_emit_fn svr_html_verdict, svr_html_setup, svr_html_clock, svr_html_warnings,
 	svr_html_missing_points, svr_html_files, svr_html_budgets, svr_html_compare, svr_html_hops,
 	svr_html_points, svr_html_histograms, svr_html_over_time, svr_html_cdf, svr_html_loss, svr_html_cyclictest,
 	svr_html_late, svr_html_drops, svr_html_totals, svr_html_disturbance;
+
+svr_emit_fn svr_text_why, svr_json_why, svr_html_why;
 
 /* ---- the HTML's pieces (svreport_html.c) and plots (svreport_plot.c) ---- */
 /* @s escaped for HTML text and attributes. */

@@ -25,6 +25,7 @@
 #include "sv_clock.h"
 #include "sv_rate.h"
 #include "svreport.h"
+#include "svreport_why.h"
 
 #define NSLOTS (2 + 4 * SVR_MAX_GUESTS)	/* T0, T1, then T2a..T4 of each guest */
 #define GSLOTS (SVR_MAX_GUESTS + 1)	/* guests + the shared slot (index SVR_MAX_GUESTS) */
@@ -152,6 +153,7 @@ struct svr {
 	struct svr_late late[SVR_MAX_LATE];
 	unsigned nholders;
 	struct svr_holder holders[SVR_MAX_HOLDERS];
+	struct svr_why why;		/* svtrace's WHY records (svreport_why.c) */
 	unsigned ndrops;
 	struct svr_drop drops[SVR_MAX_DROPS];
 	struct svr_totals tot;

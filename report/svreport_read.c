@@ -359,6 +359,14 @@ static void advance(struct svr *r, unsigned fi, struct fileio *f)
 		case SV_REC_NAME:
 			declare_port(r, fi, f, &f->rec.u.name);
 			continue;
+		case SV_REC_WHY: {	/* no join: the record carries its hop (svreport_why.c) */
+			const struct sv_rec_why *y = &f->rec.u.why;
+
+			svr_why_record(r, y->stream < SV_REC_MAX_STREAMS && f->smap[y->stream] >= 0 ?
+					  (uint32_t)f->smap[y->stream] : UINT32_MAX,
+				       y->guest == SV_REC_GUEST_NONE ? -1 : svr_file_guest(r, f, y->guest), y);
+			continue;
+		}
 		case SV_REC_EVENT:
 			f->t = svr_to_tai(f, f->rec.u.event.t_ns);
 			break;

@@ -107,7 +107,8 @@ def recdump(args):
     if data[:8] != b"SVREC\r\n\x1a":
         raise SystemExit("recdump: %s: not an svkit record file" % args[0])
     out = {"names": [], "summaries": [], "events": collections.Counter(), "drops": collections.Counter(),
-           "end": None, "kinds": collections.Counter(), "streams": {}, "threads": collections.Counter()}
+           "end": None, "kinds": collections.Counter(), "streams": {}, "threads": collections.Counter(),
+           "whys": []}
     pos = 256
     while pos + 16 <= len(data):
         magic, blen, nrec, _crc = struct.unpack_from("<IIII", data, pos)
@@ -151,6 +152,19 @@ def recdump(args):
                 holder = data[r + 64:r + 80].split(b"\0")[0].decode(errors="replace")
                 if wait_ns > 2000000:
                     out["threads"]["%s/%s/%d/%d" % (feeder.split("/")[0], holder, holder_policy, holder_prio)] += 1
+            elif kind == 14:
+                # WHY: one hop of a late frame, its causes (ns by cause number) that add up to it
+                stream, t_from, t_to, tai, smp, frm = struct.unpack_from("<IqqIHB", data, r + 4)
+                guest, cpu, flags, carrier, holder_pid = struct.unpack_from("<HHIII", data, r + 32)
+                holder_policy, holder_prio, faults = struct.unpack_from("<BBH", data, r + 48)
+                holder_ns, = struct.unpack_from("<q", data, r + 88)
+                ns = list(struct.unpack_from("<24q", data, r + 96))
+                out["whys"].append({"stream": stream, "from": frm, "to": point, "hop_ns": t_to - t_from,
+                                    "smp_cnt": smp, "guest": guest, "cpu": cpu, "flags": flags,
+                                    "carrier_tid": carrier, "holder_pid": holder_pid,
+                                    "holder_comm": data[r + 72:r + 88].split(b"\0")[0].decode(errors="replace"),
+                                    "holder_policy": holder_policy, "holder_prio": holder_prio,
+                                    "holder_ns": holder_ns, "ns": ns})
             elif kind == 9:
                 rotated, t_ns, records, lost = struct.unpack_from("<IqQQ", data, r + 4)
                 out["end"] = {"rotated": rotated, "records": records, "lost_records": lost}

@@ -55,7 +55,7 @@ recv_start() {	# ns if seconds out; returns once the receiver listens ($! is its
 	# 12-02: without the wait, a python start-up slower than svtrace's let the first ~0.5 s of frames
 	# reach a guest with no socket (taken by the sender's softirq, not by the receiver)
 	: >"$4.ready"
-	ip netns exec "$1" python3 "$LAB" recv "$2" "$3" >"$4" 2>"$4.ready" &
+	ip netns exec "$1" ${RECV_PREFIX:-} python3 "$LAB" recv "$2" "$3" >"$4" 2>"$4.ready" &
 	LAB_PIDS="$LAB_PIDS $!"
 	wait_ready "$4.ready" listening $! || fail "receiver in $1 did not start: $(head -3 "$4.ready")"
 }
@@ -92,6 +92,111 @@ every_hop() {
 			[ "$f" = "$n" ] && [ "$m" = 0 ] || fail "$p $1-$2: $f frames (missing $m), sender sent $n"
 		done
 	done
+}
+
+# why_checks RECORD: the run's why late (svtrace's JSON and RECORD's WHY records, decoded apart)
+why_checks() {
+	local out
+	python3 "$LAB" recdump "$1" >"$1.json" || fail "cannot decode $1"
+	out=$(python3 - "$TMP/trace.json" "$1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); rec = json.load(open(sys.argv[2]))
+names = ["steal", "irq_timer", "irq_ipi", "irq_device", "softirq_hi", "softirq_timer", "softirq_net_tx",
+         "softirq_net_rx", "softirq_block", "softirq_irq_poll", "softirq_tasklet", "softirq_sched",
+         "softirq_hrtimer", "softirq_rcu", "ksoftirqd", "qdisc", "backlog", "runqueue", "blocked", "running",
+         "carried", "unexplained"]
+points = {2: "T1", 3: "T2a", 4: "T2b"}
+err = []
+w = d["why"]
+if not w["on"]:
+    err.append("why late is off: %s" % w["off_reason"])
+late = [l for l in d["late"] if l["why"]]
+if not late:
+    err.append("no late frame decomposed (%d listed, %d why events)" % (len(d["late"]), w.get("events", 0)))
+# each hop's causes and unexplained add up to it; the hops to the frame's hop_ns; the frame's unexplained
+for l in late:
+    hops = l["why"]["hops"]
+    for h in hops:
+        if sum(h["causes"].values()) + h["unexplained_ns"] != h["hop_ns"]:
+            err.append("smpCnt %d %s-%s: causes %d + unexplained %d != %d" % (l["smpCnt"], h["from"], h["to"],
+                       sum(h["causes"].values()), h["unexplained_ns"], h["hop_ns"]))
+    if sum(h["hop_ns"] for h in hops) != l["hop_ns"] or sum(h["unexplained_ns"] for h in hops) != l["unexplained_ns"]:
+        err.append("smpCnt %d: hops %s do not add up to hop_ns %d" % (l["smpCnt"], [h["hop_ns"] for h in hops], l["hop_ns"]))
+# the hog named, in every late frame's records (the JSON lists the worst 256 only: on a loaded machine other
+# waits, longer than the hog's 50 ms, fill it): the run queue (or ksoftirqd's deferral) behind svhog,
+# SCHED_FIFO (1) 50, and as the dominant cause of frames in the run's totals
+recs = rec["whys"]
+hog = [r for r in recs if r["holder_comm"] == "svhog" and r["holder_policy"] == 1 and r["holder_prio"] == 50
+       and r["ns"][14] + r["ns"][17] >= r["holder_ns"] > 0]
+# (its policy is "unknown" when its run segments were gone by the frame's end: a name, never a wrong policy)
+dom = sum(x["frames"] for x in d["why_dominant"] if x["cause"] in ("runqueue", "ksoftirqd") and x["holder"] == "svhog"
+          and (x.get("holder_policy"), x.get("holder_prio")) in (("SCHED_FIFO", 50), ("unknown", 0)))
+if not hog or not dom:
+    err.append("svhog not named as the run queue's holder (%d hops) or not a dominant cause (%d frames): %s" % (
+               len(hog), dom, d["why_dominant"][:4]))
+# the run's totals: every cause over every frame decomposed, adding up to their late time
+if sum(d["why_totals"].values()) != d["why_late_ns"] or d["why_frames"] < len(late):
+    err.append("why_totals %d != why_late_ns %d (frames %d)" % (sum(d["why_totals"].values()), d["why_late_ns"], d["why_frames"]))
+if sum(x["frames"] for x in d["why_dominant"]) != d["why_frames"]:
+    err.append("why_dominant counts %d frames of %d" % (sum(x["frames"] for x in d["why_dominant"]), d["why_frames"]))
+# the records: one WHY per hop of every frame decomposed, each adding up, and each listed hop among them
+for r in recs:
+    if sum(r["ns"]) != r["hop_ns"] or r["holder_ns"] > r["ns"][14] + r["ns"][17]:
+        err.append("WHY record does not add up: %s" % r)
+        break
+have = set()
+for r in recs:
+    c = {names[i]: v for i, v in enumerate(r["ns"][:len(names)]) if v and names[i] != "unexplained"}
+    have.add((r["smp_cnt"], points.get(r["from"]), points.get(r["to"]), r["hop_ns"], json.dumps(c, sort_keys=True),
+              r["ns"][21], r["holder_pid"], r["holder_comm"]))
+missing = 0
+for l in late:
+    for h in l["why"]["hops"]:
+        k = (l["smpCnt"], h["from"], h["to"], h["hop_ns"], json.dumps(h["causes"], sort_keys=True), h["unexplained_ns"],
+             h["holder"]["pid"] if h["holder"] else 0, h["holder"]["comm"] if h["holder"] else "")
+        missing += k not in have
+if missing:
+    err.append("%d hops of the JSON's late list have no equal WHY record (%d records)" % (missing, len(recs)))
+if len(recs) < d["why_frames"]:
+    err.append("%d WHY records for %d frames decomposed" % (len(recs), d["why_frames"]))
+print("why: %d frames decomposed, %d listed, %d WHY records; svhog named in %d hops (dominant in %d frames); named %.1f%% of %.1f ms" % (
+      d["why_frames"], len(late), len(recs), len(hog), dom, 100 * d["why_named_share"], d["why_late_ns"] / 1e6))
+print("FAIL: " + "; ".join(err[:4]) if err else "OK")
+PY
+) || fail "why check failed to run"
+	echo "$out"
+	grep -q "why late: of" "$TMP/trace.err" || fail "no why-late line in svtrace's summary"
+	grep "why late" "$TMP/trace.err"
+	case "$out" in *"FAIL: "*) fail "why: ${out##*FAIL: }" ;; esac
+	echo "PASS: svtrace why: late frames decomposed, svhog (SCHED_FIFO 50) named as the run queue's holder, sums exact, WHY records equal to the JSON"
+	# svreport reads the same records: its sums over the run are svtrace's, to the nanosecond
+	SVREPORT="$SVKIT_BUILD/report/svreport"
+	[ -x "$SVREPORT" ] || { echo "SKIP: svtrace why: svreport not built (its why section not checked)"; return 0; }
+	"$SVREPORT" -q --json "$1" >"$TMP/why_report.json" 2>"$TMP/report.err" || fail "svreport --json: $(head -3 "$TMP/report.err")"
+	"$SVREPORT" "$1" >"$TMP/why_report.txt" 2>&1 || fail "svreport: $(head -3 "$TMP/why_report.txt")"
+	"$SVREPORT" -q --html "$TMP/why_report.html" "$1" >/dev/null 2>>"$TMP/report.err" || fail "svreport --html: $(head -3 "$TMP/report.err")"
+	out=$(python3 - "$TMP/trace.json" "$TMP/why_report.json" "$TMP/why_report.txt" "$TMP/why_report.html" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); w = json.load(open(sys.argv[2]))["why_by_cause"]
+txt = open(sys.argv[3]).read(); html = open(sys.argv[4]).read()
+err = []
+for k in ("why_frames", "why_late_ns", "why_named_ns", "why_totals", "why_dominant"):
+    if w[k] != d[k]:
+        err.append("%s: svreport %s, svtrace %s" % (k, str(w[k])[:200], str(d[k])[:200]))
+for f in w["worst"]:
+    if sum(sum(h["causes"].values()) + h["unexplained_ns"] for h in f["hops"]) != f["hop_ns"]:
+        err.append("svreport's frame smpCnt %d does not add up" % f["smpCnt"])
+if "\nwhy late, by cause" not in txt or w["summary"] not in txt:
+    err.append("no why-late-by-cause section in the text report")
+if "<h2>Why late, by cause</h2>" not in html or html.count("<rect") < len(w["worst"][:20]):
+    err.append("no stacked bars in the HTML report")
+print("svreport: %d frames, %d WHY records, named %.1f%%: %s" % (w["why_frames"], w["records"], 100 * w["why_named_share"], w["summary"][:200]))
+print("FAIL: " + "; ".join(err[:3]) if err else "OK")
+PY
+) || fail "svreport why check failed to run"
+	echo "$out"
+	case "$out" in *"FAIL: "*) fail "svreport why: ${out##*FAIL: }" ;; esac
+	echo "PASS: svreport why: the WHY records' sums over the run equal svtrace's (frames, causes, dominant causes); text, JSON and HTML (stacked bars) sections"
 }
 
 case "$PHASE" in
@@ -172,9 +277,10 @@ drop)
 	echo "$r2" | grep -q "TC_INGRESS" || fail "drop reason is not TC_INGRESS: $r2"
 	echo "PASS: svtrace drop: $SENT frames dropped at vm2p T2a-T2b with reason TC_INGRESS, vm1p untouched"
 	;;
-late | late_wakeup)
+late | late_wakeup | why_late)
 	# late: the feeder's wait from the scheduler's own stamps (sched_info, run-queue clock) where the
-	# kernel's BTF has them; late_wakeup: from sched_wakeup (the fallback, forced)
+	# kernel's BTF has them; late_wakeup: from sched_wakeup (the fallback, forced); why_late: the same run, and
+	# each late frame's decomposition (why late, issue 30) checked against the hog, its sums and its records
 	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 	set --; want=sched_info
 	[ "$PHASE" = late_wakeup ] && { set -- --sched-wakeup; want=sched_wakeup; }
@@ -192,8 +298,12 @@ late | late_wakeup)
 	[ -n "$NAPI" ] || skip "no napi/vm1-* kthread"
 	taskset -pc 1 "$NAPI" >/dev/null || fail "cannot pin $NAPI"
 	ln -s "$(command -v bash)" "$TMP/svhog"
+	# why_late: the receivers SCHED_FIFO 10 on CPU 0 (the hog's is CPU 1), that they keep up on a loaded
+	# machine: else their sockets' queues make every frame late, the hog's 50 ms a small part of it
+	[ "$PHASE" = why_late ] && RECV_PREFIX="taskset -c 0 chrt -f 10"
 	recv_start "$NS_V1" vm1 12 "$TMP/r1"
 	recv_start "$NS_V2" vm2 12 "$TMP/r2"
+	RECV_PREFIX=
 	# every late frame's THREAD record (the JSON keeps the worst 256 only: on a loaded machine other
 	# waits, longer than the hog's 50 ms, can fill it)
 	trace_start 9 --threshold-us 2000 --record "$TMP/late.rec" "$@"
@@ -212,9 +322,37 @@ late | late_wakeup)
 	[ "$n" -gt 0 ] || fail "no late frame attributed to svhog (SCHED_FIFO 50) holding the napi thread's CPU: $(recdump "$TMP/late.rec" "d['threads']")"
 	# the wait blamed is the part of the feeder's wait within the hop; the rest is unexplained; no part in
 	# the hop, no holder named
-	bad=$(J "[l for l in d['late'] if not (0 <= l['wait_ns'] <= l['hop_ns'] and l['unexplained_ns'] == l['hop_ns'] - l['wait_ns'] and l['wait_ns'] <= l['feeder_wait_ns'] and (l['wait_ns'] > 0 or l['holder_thread'] is None))][:3]")
+	# (a frame decomposed by why late: its unexplained_ns is what the decomposition left, why_checks)
+	bad=$(J "[l for l in d['late'] if not (0 <= l['wait_ns'] <= l['hop_ns'] and (l['why'] or l['unexplained_ns'] == l['hop_ns'] - l['wait_ns']) and l['wait_ns'] <= l['feeder_wait_ns'] and (l['wait_ns'] > 0 or l['holder_thread'] is None))][:3]")
 	[ "$bad" = "[]" ] || fail "late entries whose wait is not clipped to the hop: $bad"
 	echo "PASS: svtrace late: $n late frames attributed to svhog (SCHED_FIFO 50) blocking the guest's napi thread"
+	[ "$PHASE" = why_late ] && why_checks "$TMP/late.rec"
+	;;
+why_hooks)
+	# why late on a kernel without some of its tracepoints (SVTRACE_WHY_HIDE: the softirq ones taken as
+	# absent): svtrace names them, goes on without them, and still decomposes every late frame it can (1 us
+	# threshold: every frame is late), the softirqs' time then in other causes or unexplained, never softirq
+	recv_start "$NS_V1" vm1 8 "$TMP/r1"
+	recv_start "$NS_V2" vm2 8 "$TMP/r2"
+	SVTRACE_WHY_HIDE=softirq_entry,softirq_exit trace_start 5 --threshold-us 1 --why-rate 0
+	SENT=$(send 2 1 4000) || fail "sender failed"
+	trace_wait
+	wait
+	grep -q "why late: on (.*without the hooks softirq (tracepoint absent or refused" "$TMP/trace.err" ||
+		fail "the missing hooks not said: $(grep 'why late' "$TMP/trace.err")"
+	[ "$(J "d['why']['hooks_missing']")" = "['softirq']" ] || fail "hooks_missing: $(J "d['why']['hooks_missing']")"
+	[ "$(J "d['why']['on'] and d['why_frames'] > 0 and d['why_frames'] == d['why']['events'] - d['why']['nested'] - d['why']['unmatched']")" = True ] ||
+		fail "no late frame decomposed: $(J "d['why']"), $(J "d['why_frames']") frames"
+	[ "$(J "sum(v for k, v in d['why_totals'].items() if k.startswith('softirq_'))")" = 0 ] ||
+		fail "softirq time without the softirq hooks: $(J "d['why_totals']")"
+	[ "$(J "sum(d['why_totals'].values()) == d['why_late_ns']")" = True ] || fail "why_totals do not add up"
+	n=$(J "d['why_frames']")
+	# and --why off attaches none of it
+	trace_start 2 --threshold-us 1 --why off
+	trace_wait
+	grep -q "why late: off (--why off)" "$TMP/trace.err" || fail "--why off not said: $(grep 'why late' "$TMP/trace.err")"
+	[ "$(J "d['why']['on'] or d['why_frames']")" = 0 ] || fail "--why off decomposed: $(J "d['why']")"
+	echo "PASS: svtrace why_hooks: softirq tracepoints absent: said (hooks_missing), $n frames decomposed without them; --why off: nothing attached"
 	;;
 overflow)
 	recv_start "$NS_V1" vm1 8 "$TMP/r1"
@@ -598,6 +736,6 @@ stop)
 	echo "PASS: svtrace stop: stopped mid-traffic by --duration and by SIGINT without missing frames; SIGINT during set-up ends cleanly (exit 0, record ended)"
 	;;
 *)
-	echo "usage: $0 hops|hops_raw_tp|drop|late|late_wakeup|overflow|record|live|errors|tagged|shared_appid|silent|stop"; exit 2 ;;
+	echo "usage: $0 hops|hops_raw_tp|drop|late|late_wakeup|why_late|why_hooks|overflow|record|live|errors|tagged|shared_appid|silent|stop"; exit 2 ;;
 esac
 exit 0
