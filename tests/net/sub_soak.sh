@@ -1,0 +1,142 @@
+#!/bin/bash
+# svsub's soak mode (issue 29), live in network namespaces: svpub (configs/pub-seapath-8x4000.yaml: 8 streams
+# x 4000 frames/s, smpSynch 2) -> veth -> svsub --soak --soak-interval 5 --record for SOAK_SECONDS (default
+# 30) s, with the publisher's link set down for a second in the middle (the frames of that second never leave:
+# a loss on every stream). The record is read by soak_dump (libsv's reader) and checked against svsub's JSON
+# summary:
+#  - every INTERVAL starts on a TAI boundary (tai_sec a multiple of 5, period 5000 ms), each stream's intervals
+#    follow each other without a hole, the first flagged FIRST and the last LAST (svsub stopped by SIGINT);
+#  - per stream, the intervals' frames, samples, lost, duplicates, out of order and latency counts sum exactly
+#    to the summary's, and the HIST records of the intervals hold the latency counts;
+#  - the loss is in the interval of the first sample after the link came back (or the one of the link going
+#    down, when it fell on a boundary), in no other, and it is > 0.9 s of samples on every stream;
+#  - a LOSS window was kept: its trigger lies in the outage, it holds its stream's frames from before the link
+#    went down and after it came back (per-frame records only there: none outside windows), and the budget's
+#    refusals of the other streams' loss windows are counted in svsub's JSON (soak.not_kept.loss).
+# Needs root; exits 77 (skip) without it. PASS/FAIL/SKIP on stdout.
+set -u
+NAME=sub_soak
+BUILD=${SVKIT_BUILD:?SVKIT_BUILD not set}
+SRC=${SVKIT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+SVSUB=$BUILD/subscriber/svsub
+SVPUB=$BUILD/publisher/svpub
+DUMP=$BUILD/tests/net/soak_dump
+CONF=$SRC/configs/pub-seapath-8x4000.yaml
+SECS=${SOAK_SECONDS:-30}
+BACKEND=${1:-af_packet}
+
+skip() { echo "SKIP $NAME: $*"; exit 77; }
+fail() {
+	echo "FAIL $NAME: $*"
+	[ -s "$T/sub.err" ] && sed 's/^/  svsub: /' "$T/sub.err" | tail -20
+	[ -s "$T/pub.err" ] && sed 's/^/  svpub: /' "$T/pub.err" | tail -10
+	exit 1
+}
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (CAP_NET_ADMIN, CAP_NET_RAW)"
+[ -x "$SVSUB" ] || skip "svsub not built"
+[ -x "$SVPUB" ] || skip "svpub not built"
+[ -x "$DUMP" ] || skip "soak_dump not built"
+[ -r "$CONF" ] || skip "$CONF missing"
+command -v python3 >/dev/null || skip "python3 missing"
+tai_ns() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_TAI))'; }
+
+# shellcheck source=veth_pair.sh
+. "$(dirname "$0")/veth_pair.sh"
+veth_pair sk
+
+RT=(); command -v chrt >/dev/null && RT=(chrt -f 10)
+rm -f "$T/sub.ready"
+ip netns exec "$NB" "${RT[@]}" "$SVSUB" -i b0 --backend "$BACKEND" --clock-trusted --json -q \
+	--record "$T/sub.rec" --soak --soak-interval 5 --ready-file "$T/sub.ready" >"$T/sub.json" 2>"$T/sub.err" &
+SUBPID=$!
+wait_ready_file "$T/sub.ready" "$SUBPID" || fail "svsub did not start"
+
+ip netns exec "$NA" "$SVPUB" -c "$CONF" --interface a0 --duration "$SECS" -s priority=20 -s mlockall=true --json -q \
+	>"$T/pub.json" 2>"$T/pub.err" &
+PUBPID=$!
+sleep $((SECS / 2))
+DOWN=$(tai_ns)
+ip -n "$NA" link set a0 down
+sleep 1
+ip -n "$NA" link set a0 up
+UP=$(tai_ns)
+wait "$PUBPID" || fail "svpub failed"
+sleep 0.5
+kill -INT "$SUBPID"
+wait "$SUBPID"; rc=$?
+SUBPID=
+[ $rc -eq 0 ] || fail "svsub exited with $rc after SIGINT"
+"$DUMP" "$T/sub.rec" >"$T/dump.jsonl" 2>"$T/dump.err" || fail "the record does not read: $(cat "$T/dump.err")"
+
+python3 - "$T/sub.json" "$T/dump.jsonl" "$DOWN" "$UP" <<'PY' || fail "checks above"
+import json, sys
+sub = json.load(open(sys.argv[1]))
+recs = [json.loads(l) for l in open(sys.argv[2])]
+down, up = int(sys.argv[3]), int(sys.argv[4])
+P = 5
+bad = []
+def need(c, msg):
+    if not c: bad.append(msg)
+svid = {r["stream"]: r["svid"] for r in recs if r["k"] == "stream"}
+ivs = [r for r in recs if r["k"] == "interval"]
+hists = [r for r in recs if r["k"] == "hist"]
+wins = [r for r in recs if r["k"] == "window" and not r["flags"] & 16]
+evs = [r for r in recs if r["k"] == "event"]
+need(all(r["clean"] for r in recs if r["k"] == "end"), "the record did not end with END")
+need(len(ivs) > 0, "no INTERVAL record")
+need(all(r["tai_sec"] % P == 0 and r["period_ms"] == P * 1000 for r in ivs),
+     "an interval not on a 5 s TAI boundary: " + str([r["tai_sec"] for r in ivs if r["tai_sec"] % P][:3]))
+need(all(r["from"] == 0 and r["point"] == 5 for r in ivs), "an interval key other than Ts -> T3")
+streams = {s["svID"]: s for s in sub["streams"]}
+need(len(streams) == 8, f"{len(streams)} streams in the summary, want 8")
+lost_at = set()
+for idx, name in svid.items():
+    mine = sorted((r for r in ivs if r["stream"] == idx), key=lambda r: r["tai_sec"])
+    s = streams.get(name)
+    if not s or not mine:
+        bad.append(f"{name}: not in the summary or no interval"); continue
+    secs = [r["tai_sec"] for r in mine]
+    need(secs == list(range(secs[0], secs[-1] + P, P)), f"{name}: intervals not contiguous: {secs}")
+    need(mine[0]["flags"] & 1 and mine[-1]["flags"] & 2, f"{name}: first not FIRST or last not LAST")
+    tot = lambda k: sum(r[k] for r in mine)
+    for k, sk in (("frames", "frames"), ("samples", "samples"), ("lost", "lost"), ("duplicate", "duplicates"),
+                  ("reordered", "out_of_order")):
+        need(tot(k) == s[sk], f"{name}: intervals' {k} {tot(k)} != summary {sk} {s[sk]}")
+    lat = s["latency_ns"]["count"] if s["latency_ns"] else 0
+    need(tot("count") == lat, f"{name}: intervals' latency count {tot('count')} != summary {lat}")
+    need(s["lost"] >= 0.9 * 4000, f"{name}: {s['lost']} samples lost, the link was down for 1 s")
+    for r in mine:
+        if r["lost"]:
+            lost_at.add(r["tai_sec"])
+# the loss shows at the first sample after the gap: Ts in [down, up + 0.5 s]
+ok = {t // 10**9 // P * P for t in (down, up, up + 5 * 10**8)}
+need(lost_at and lost_at <= ok, f"losses in intervals {sorted(lost_at)}, the outage was in {sorted(ok)}")
+hc = sum(h["count"] for h in hists if h["stream"] == 0xFFFFFFFF)
+need(hc == sum(r["count"] for r in ivs), f"interval HIST counts {hc} != intervals' {sum(r['count'] for r in ivs)}")
+need(sum(1 for h in hists if h["stream"] != 0xFFFFFFFF) == len(svid), "not one whole-run HIST per stream")
+loss = [w for w in wins if w["classes"] & 2 and down - 10**9 <= w["t_trigger_ns"] <= up + 10**9]
+need(loss, f"no LOSS window around the outage; windows: {[(w['cls'], w['t_trigger_ns']) for w in wins]}")
+for w in loss[:1]:
+    mine = [e for e in evs if e["stream"] == w["stream"] and w["t_start_ns"] <= e["t_ns"] <= w["t_end_ns"]]
+    before = [e for e in mine if e["t_ns"] < down]
+    after = [e for e in mine if e["t_ns"] > up]
+    # the trigger is the first frame after the outage: its 2 s before reach back ~1 s before the link went down
+    need(len(before) >= 2000 and len(after) >= 4000,
+         f"LOSS window of stream {w['stream']}: {len(before)} frames before the outage, {len(after)} after")
+    need(w["records"] == len([e for e in evs if e["stream"] == w["stream"] and w["t_start_ns"] <= e["t_ns"] <= w["t_end_ns"]]),
+         f"LOSS window says {w['records']} records, the file holds {len(mine)} in its span")
+inwin = lambda e: any(w["stream"] == e["stream"] and w["t_start_ns"] <= e["t_ns"] <= w["t_end_ns"] for w in wins)
+need(all(inwin(e) for e in evs), "per-frame records outside every window")
+sk = sub.get("soak") or {}
+need(sk.get("intervals", 0) > 0 and sk.get("write_errors", 1) == 0, f"JSON soak: {sk}")
+need(len(loss) + sk.get("not_kept", {}).get("loss", 0) + sk.get("merged", 0) >= 8 or len(loss) >= 8,
+     f"8 streams lost frames: {len(loss)} LOSS windows, not kept {sk.get('not_kept')}")
+for b in bad:
+    print("  " + b)
+size = sum(1 for _ in recs)
+print(f"  {len(ivs)} intervals, {len(wins)} windows ({len(loss)} loss), {len(evs)} per-frame records; "
+      f"lost {sum(s['lost'] for s in streams.values())} samples in intervals {sorted(lost_at)}; soak {json.dumps(sk)}")
+sys.exit(1 if bad else 0)
+PY
+echo "PASS $NAME: intervals on 5 s TAI boundaries sum to the summary; the loss in its interval, a LOSS window around it"
