@@ -1,9 +1,18 @@
 #!/bin/bash
-# svsub's soak mode (issue 29), live in network namespaces: svpub (configs/pub-seapath-8x4000.yaml: 8 streams
-# x 4000 frames/s, smpSynch 2) -> veth -> svsub --soak --soak-interval 5 --record for SOAK_SECONDS (default
-# 30) s, with the publisher's link set down for a second in the middle (the frames of that second never leave:
-# a loss on every stream). The record is read by soak_dump (libsv's reader) and checked against svsub's JSON
-# summary:
+# Soak mode of svpub and svsub (issue 29), live in network namespaces: svpub --soak (configs/
+# pub-seapath-8x4000.yaml: 8 streams x 4000 frames/s, smpSynch 2) -> veth -> svsub --soak, both with
+# --soak-interval 5 --record, for SOAK_SECONDS (default 30) s, with the publisher's link set down for a second
+# in the middle (the frames of that second never leave: an outage at svpub, a loss on every stream at svsub).
+# Both records are read by soak_dump (libsv's reader) and checked against the tools' JSON summaries.
+# svpub:
+#  - INTERVAL records (Ts -> T0 per stream) on 5 s TAI boundaries, contiguous, FIRST and LAST flagged; per
+#    stream their frames, late and dropped sum to its sent, late and skipped + outage + tx errors;
+#  - the dropped frames are in the intervals of the outage only; a DROP window was kept around it, holding
+#    frames before the link went down, the refused ones (flag DROPPED) and frames after it came back;
+#  - every interval of svpub has the same TAI second as one of svsub's, and (when svsub's socket dropped
+#    nothing) the same frames per stream: the summaries of two hosts line up without a join of frames;
+#    svsub's lost samples per stream are exactly svpub's frames not sent.
+# svsub:
 #  - every INTERVAL starts on a TAI boundary (tai_sec a multiple of 5, period 5000 ms), each stream's intervals
 #    follow each other without a hole, the first flagged FIRST and the last LAST (svsub stopped by SIGINT);
 #  - per stream, the intervals' frames, samples, lost, duplicates, out of order and latency counts sum exactly
@@ -15,7 +24,7 @@
 #    refusals of the other streams' loss windows are counted in svsub's JSON (soak.not_kept.loss).
 # Needs root; exits 77 (skip) without it. PASS/FAIL/SKIP on stdout.
 set -u
-NAME=sub_soak
+NAME=soak_pubsub
 BUILD=${SVKIT_BUILD:?SVKIT_BUILD not set}
 SRC=${SVKIT_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 SVSUB=$BUILD/subscriber/svsub
@@ -53,7 +62,7 @@ SUBPID=$!
 wait_ready_file "$T/sub.ready" "$SUBPID" || fail "svsub did not start"
 
 ip netns exec "$NA" "$SVPUB" -c "$CONF" --interface a0 --duration "$SECS" -s priority=20 -s mlockall=true --json -q \
-	>"$T/pub.json" 2>"$T/pub.err" &
+	--record "$T/pub.rec" --soak --soak-interval 5 >"$T/pub.json" 2>"$T/pub.err" &
 PUBPID=$!
 sleep $((SECS / 2))
 DOWN=$(tai_ns)
@@ -67,39 +76,73 @@ kill -INT "$SUBPID"
 wait "$SUBPID"; rc=$?
 SUBPID=
 [ $rc -eq 0 ] || fail "svsub exited with $rc after SIGINT"
-"$DUMP" "$T/sub.rec" >"$T/dump.jsonl" 2>"$T/dump.err" || fail "the record does not read: $(cat "$T/dump.err")"
+"$DUMP" "$T/sub.rec" >"$T/dump.jsonl" 2>"$T/dump.err" || fail "svsub's record does not read: $(cat "$T/dump.err")"
+"$DUMP" "$T/pub.rec" >"$T/pdump.jsonl" 2>"$T/dump.err" || fail "svpub's record does not read: $(cat "$T/dump.err")"
 
-python3 - "$T/sub.json" "$T/dump.jsonl" "$DOWN" "$UP" <<'PY' || fail "checks above"
+python3 - "$T/sub.json" "$T/dump.jsonl" "$DOWN" "$UP" "$T/pub.json" "$T/pdump.jsonl" <<'PY' || fail "checks above"
 import json, sys
 sub = json.load(open(sys.argv[1]))
 recs = [json.loads(l) for l in open(sys.argv[2])]
 down, up = int(sys.argv[3]), int(sys.argv[4])
+pub = json.load(open(sys.argv[5]))
+precs = [json.loads(l) for l in open(sys.argv[6])]
 P = 5
 bad = []
 def need(c, msg):
     if not c: bad.append(msg)
+
+# --- svpub ---
+def per_stream(tool, rs, summary, point):
+    """Each stream's intervals, checked: on 5 s TAI boundaries, Ts -> point, contiguous, the first FIRST and the
+    last LAST. Yields (name, its intervals, its summary, their sum of a counter)."""
+    names = {r["stream"]: r["svid"] for r in rs if r["k"] == "stream"}
+    iv = [r for r in rs if r["k"] == "interval"]
+    need(all(r["clean"] for r in rs if r["k"] == "end"), f"{tool}: the record did not end with END")
+    need(iv and all(r["tai_sec"] % P == 0 and r["period_ms"] == P * 1000 and r["from"] == 0 and r["point"] == point
+                    for r in iv), f"{tool}: no interval, or one not Ts -> T{point - 1} on a 5 s TAI boundary")
+    for idx, name in names.items():
+        mine = sorted((r for r in iv if r["stream"] == idx), key=lambda r: r["tai_sec"])
+        s = summary.get(name)
+        if not s or not mine:
+            bad.append(f"{tool} {name}: not in the summary or no interval"); continue
+        secs = [r["tai_sec"] for r in mine]
+        need(secs == list(range(secs[0], secs[-1] + P, P)), f"{tool} {name}: intervals not contiguous: {secs}")
+        need(mine[0]["flags"] & 1 and mine[-1]["flags"] & 2, f"{tool} {name}: first not FIRST or last not LAST")
+        yield name, mine, s, lambda k, m=mine: sum(r[k] for r in m)
+
+pname = {r["stream"]: r["svid"] for r in precs if r["k"] == "stream"}
+pivs = [r for r in precs if r["k"] == "interval"]
+pwins = [r for r in precs if r["k"] == "window" and not r["flags"] & 16]
+pevs = [r for r in precs if r["k"] == "event"]
+sent = {s["svID"]: s for s in pub["per_stream"]}
+out_at = set()
+for name, mine, s, tot in per_stream("svpub", precs, sent, 1):
+    need(tot("frames") == s["frames"], f"svpub {name}: intervals' frames {tot('frames')} != sent {s['frames']}")
+    need(tot("late") == s["late"], f"svpub {name}: intervals' late {tot('late')} != late {s['late']}")
+    nd = s["skipped"] + s["outage"] + s["tx_errors"]
+    need(tot("dropped") == nd and nd > 0, f"svpub {name}: intervals' dropped {tot('dropped')}, not sent {nd}")
+    out_at |= {r["tai_sec"] for r in mine if r["dropped"]}
+ok = {t // 10**9 // P * P for t in (down, up)}
+need(out_at and out_at <= ok, f"svpub: frames not sent in intervals {sorted(out_at)}, the outage was in {sorted(ok)}")
+drop = [w for w in pwins if w["classes"] & 4 and down - 10**9 <= w["t_trigger_ns"] <= up + 10**9]
+need(drop, f"svpub: no DROP window at the outage; windows {[(w['cls'], w['t_trigger_ns']) for w in pwins]}")
+for w in drop[:1]:
+    mine = [e for e in pevs if e["stream"] == w["stream"] and w["t_start_ns"] <= e["t_ns"] <= w["t_end_ns"]]
+    need(any(e["t_ns"] < down and not e["flags"] & 0xA for e in mine), "svpub: DROP window without frames sent before")
+    need(sum(1 for e in mine if e["flags"] & 8) >= 3000, "svpub: DROP window without the frames refused")
+    need(any(e["t_ns"] > up and not e["flags"] & 0xA for e in mine) or w["flags"] & 1,
+         "svpub: DROP window without frames sent after the link came back")
+
+# --- svsub ---
 svid = {r["stream"]: r["svid"] for r in recs if r["k"] == "stream"}
 ivs = [r for r in recs if r["k"] == "interval"]
 hists = [r for r in recs if r["k"] == "hist"]
 wins = [r for r in recs if r["k"] == "window" and not r["flags"] & 16]
 evs = [r for r in recs if r["k"] == "event"]
-need(all(r["clean"] for r in recs if r["k"] == "end"), "the record did not end with END")
-need(len(ivs) > 0, "no INTERVAL record")
-need(all(r["tai_sec"] % P == 0 and r["period_ms"] == P * 1000 for r in ivs),
-     "an interval not on a 5 s TAI boundary: " + str([r["tai_sec"] for r in ivs if r["tai_sec"] % P][:3]))
-need(all(r["from"] == 0 and r["point"] == 5 for r in ivs), "an interval key other than Ts -> T3")
 streams = {s["svID"]: s for s in sub["streams"]}
 need(len(streams) == 8, f"{len(streams)} streams in the summary, want 8")
 lost_at = set()
-for idx, name in svid.items():
-    mine = sorted((r for r in ivs if r["stream"] == idx), key=lambda r: r["tai_sec"])
-    s = streams.get(name)
-    if not s or not mine:
-        bad.append(f"{name}: not in the summary or no interval"); continue
-    secs = [r["tai_sec"] for r in mine]
-    need(secs == list(range(secs[0], secs[-1] + P, P)), f"{name}: intervals not contiguous: {secs}")
-    need(mine[0]["flags"] & 1 and mine[-1]["flags"] & 2, f"{name}: first not FIRST or last not LAST")
-    tot = lambda k: sum(r[k] for r in mine)
+for name, mine, s, tot in per_stream("svsub", recs, streams, 5):
     for k, sk in (("frames", "frames"), ("samples", "samples"), ("lost", "lost"), ("duplicate", "duplicates"),
                   ("reordered", "out_of_order")):
         need(tot(k) == s[sk], f"{name}: intervals' {k} {tot(k)} != summary {sk} {s[sk]}")
@@ -132,11 +175,27 @@ sk = sub.get("soak") or {}
 need(sk.get("intervals", 0) > 0 and sk.get("write_errors", 1) == 0, f"JSON soak: {sk}")
 need(len(loss) + sk.get("not_kept", {}).get("loss", 0) + sk.get("merged", 0) >= 8 or len(loss) >= 8,
      f"8 streams lost frames: {len(loss)} LOSS windows, not kept {sk.get('not_kept')}")
+# --- both: the same intervals, the same frames in them; svsub lost what svpub could not send ---
+drops = sum(r["kernel_drops"] for r in sub["source"]["rx"])
+need(set(r["tai_sec"] for r in pivs) <= set(r["tai_sec"] for r in ivs), "svpub has intervals svsub has not")
+if drops == 0:
+    by_id = {v: k for k, v in svid.items()}
+    for idx, name in pname.items():
+        si = by_id.get(name)
+        pf = {r["tai_sec"]: r["frames"] for r in pivs if r["stream"] == idx}
+        sf = {r["tai_sec"]: r["frames"] for r in ivs if r["stream"] == si and r["tai_sec"] in pf}
+        need(pf == sf, f"{name}: frames per interval svpub {pf} != svsub {sf}")
+        s = sent[name]
+        need(streams[name]["lost"] == s["skipped"] + s["outage"] + s["tx_errors"],
+             f"{name}: svsub lost {streams[name]['lost']}, svpub did not send {s['skipped'] + s['outage'] + s['tx_errors']}")
+else:
+    print(f"  (svsub's socket dropped {drops} frames: the per-interval comparison with svpub is not made)")
 for b in bad:
     print("  " + b)
+print(f"  svpub: {len(pivs)} intervals, {len(pwins)} windows ({len(drop)} drop), {len(pevs)} per-frame records; soak {json.dumps(pub.get('soak'))}")
 size = sum(1 for _ in recs)
 print(f"  {len(ivs)} intervals, {len(wins)} windows ({len(loss)} loss), {len(evs)} per-frame records; "
       f"lost {sum(s['lost'] for s in streams.values())} samples in intervals {sorted(lost_at)}; soak {json.dumps(sk)}")
 sys.exit(1 if bad else 0)
 PY
-echo "PASS $NAME: intervals on 5 s TAI boundaries sum to the summary; the loss in its interval, a LOSS window around it"
+echo "PASS $NAME: svpub and svsub intervals on 5 s TAI boundaries sum to their summaries and line up; the outage in its interval, DROP and LOSS windows around it"
