@@ -14,7 +14,7 @@
 #    svsub's lost samples per stream are exactly svpub's frames not sent.
 # svsub:
 #  - every INTERVAL starts on a TAI boundary (tai_sec a multiple of 5, period 5000 ms), each stream's intervals
-#    follow each other without a hole, the first flagged FIRST and the last LAST (svsub stopped by SIGINT);
+#    follow each other without a hole, the first flagged FIRST and the last LAST (svsub stopped by SIGTERM);
 #  - per stream, the intervals' frames, samples, lost, duplicates, out of order and latency counts sum exactly
 #    to the summary's, and the HIST records of the intervals hold the latency counts;
 #  - the loss is in the interval of the first sample after the link came back (or the one of the link going
@@ -22,7 +22,8 @@
 #  - a LOSS window was kept: its trigger lies in the outage, it holds its stream's frames from before the link
 #    went down and after it came back (per-frame records only there: none outside windows), and the budget's
 #    refusals of the other streams' loss windows are counted in svsub's JSON (soak.not_kept.loss).
-# Needs root; exits 77 (skip) without it. PASS/FAIL/SKIP on stdout.
+# Soak mode without its preconditions (svsub: --record and live; svpub: --record, clock tai, paced on an
+# interface) is a usage error. Needs root; exits 77 (skip) without it. PASS/FAIL/SKIP on stdout.
 set -u
 NAME=soak_pubsub
 BUILD=${SVKIT_BUILD:?SVKIT_BUILD not set}
@@ -50,6 +51,15 @@ fail() {
 command -v python3 >/dev/null || skip "python3 missing"
 tai_ns() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_TAI))'; }
 
+# soak mode's preconditions are usage errors (exit 2), said before anything starts
+"$SVSUB" --read /dev/null --record "${TMPDIR:-/tmp}/soak$$.rec" --soak >/dev/null 2>"${TMPDIR:-/tmp}/soak$$.err"; rc=$?
+grep -q -- "--soak needs --record FILE and --interface IF" "${TMPDIR:-/tmp}/soak$$.err" && [ $rc = 2 ] ||
+	{ echo "FAIL $NAME: svsub --soak --read: exit $rc: $(cat "${TMPDIR:-/tmp}/soak$$.err")"; rm -f "${TMPDIR:-/tmp}/soak$$".*; exit 1; }
+"$SVPUB" --write "${TMPDIR:-/tmp}/soak$$.pcap" -d 1 --record "${TMPDIR:-/tmp}/soak$$.rec" --soak >/dev/null 2>"${TMPDIR:-/tmp}/soak$$.err"; rc=$?
+grep -q "soak: needs --record FILE, clock tai and a paced run" "${TMPDIR:-/tmp}/soak$$.err" && [ $rc = 2 ] ||
+	{ echo "FAIL $NAME: svpub --soak --write: exit $rc: $(cat "${TMPDIR:-/tmp}/soak$$.err")"; rm -f "${TMPDIR:-/tmp}/soak$$".*; exit 1; }
+rm -f "${TMPDIR:-/tmp}/soak$$".*
+
 # shellcheck source=veth_pair.sh
 . "$(dirname "$0")/veth_pair.sh"
 veth_pair sk
@@ -72,10 +82,10 @@ ip -n "$NA" link set a0 up
 UP=$(tai_ns)
 wait "$PUBPID" || fail "svpub failed"
 sleep 0.5
-kill -INT "$SUBPID"
+kill -TERM "$SUBPID"	# SIGTERM here, SIGINT in the lab and under systemd: both flush what is open
 wait "$SUBPID"; rc=$?
 SUBPID=
-[ $rc -eq 0 ] || fail "svsub exited with $rc after SIGINT"
+[ $rc -eq 0 ] || fail "svsub exited with $rc after SIGTERM"
 "$DUMP" "$T/sub.rec" >"$T/dump.jsonl" 2>"$T/dump.err" || fail "svsub's record does not read: $(cat "$T/dump.err")"
 "$DUMP" "$T/pub.rec" >"$T/pdump.jsonl" 2>"$T/dump.err" || fail "svpub's record does not read: $(cat "$T/dump.err")"
 
