@@ -153,7 +153,8 @@ void sv_interval_frame(struct sv_interval *a, unsigned key, const struct sv_inte
 		return;
 	}
 	k = entry(a, key, f->t_tai_ns, &h);
-	k->c[C_FRAMES] += n;
+	if (!f->same_frame)
+		k->c[C_FRAMES] += n;
 	k->c[C_SAMPLES] += n * f->samples;
 	if (f->flags & SV_REC_F_LATE)
 		k->c[SV_INTERVAL_LATE] += n;

@@ -98,6 +98,8 @@ struct sv_interval_frame {
 	uint32_t samples;	/* samples (ASDUs) in the frame */
 	uint32_t n;		/* identical frames (0 means 1; a simulated run gives more) */
 	bool why;		/* a why-late record of this frame is written (the worst frame says so) */
+	bool same_frame;	/* another sample of a frame entered already at this key (a frame of several
+				 * ASDUs of one stream): counts its samples and latency, not a frame */
 };
 
 /* The counters entered without a frame. */

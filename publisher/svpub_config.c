@@ -10,6 +10,7 @@
 
 #include "sv_cli.h"
 #include "sv_record.h"
+#include "sv_soak.h"
 #include "sv_scl.h"
 #include "svpub_signal.h" /* SVPUB_CHANNELS */
 
@@ -162,6 +163,7 @@ const struct sv_cfg_key svpub_config_table[] = {
 			  "ones tried; empty = none",
 			  SV_OPT("record", 'r', "FILE")),
 	SV_REC_CFG_ROWS(C, "record", SV_REC_NO_OPTS),
+	SV_SOAK_CFG_ROWS(C),
 	SV_CFG_KEY_ENUM(C, late_policy, "late", late_names, "send",
 			"a frame past its deadline by more than late_threshold_us: send it late, or skip it"),
 	SV_CFG_KEY_UINT(C, late_threshold_us, "late_threshold_us", 0, 1000000, "100", "when a frame is late"),
@@ -538,6 +540,13 @@ int svpub_config_check_output(const struct svpub_config *c, struct sv_cfg_error 
 		snprintf(err->text, sizeof(err->text),
 			 "interface: the %s back-end needs an interface (--interface IF), or use --write FILE.pcap",
 			 svpub_backend_names[c->backend]);
+		return -EINVAL;
+	}
+	/* soak: sample times on TAI place the intervals, the windows' times are the record's (its clock) */
+	if (c->soak && (!c->record[0] || c->clock != SVPUB_CLOCK_TAI || c->unpaced || c->backend == SVPUB_BACKEND_PCAP)) {
+		snprintf(err->text, sizeof(err->text),
+			 "soak: needs --record FILE, clock tai and a paced run on an interface (not unpaced, not "
+			 "--write)");
 		return -EINVAL;
 	}
 	/* A file is written as fast as the disk takes it: without an end it fills the disk in minutes. */

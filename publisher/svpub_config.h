@@ -143,6 +143,8 @@ struct svpub_config {
 	uint32_t record_flush_ms; /* a partial block is written after N ms (sv_record_tick), 0 never */
 	uint32_t record_sync_ms; /* fdatasync period, 0 never */
 	uint32_t record_min_free_mib; /* free-space floor of the record's filesystem, 0 none */
+	bool soak;		/* --soak: intervals and flight-recorder windows instead of per-frame records */
+	uint32_t soak_interval_s, flight_seconds, soak_late_us, flight_rate; /* sv_soak.h */
 	int late_policy; /* enum svpub_late */
 	uint32_t late_threshold_us;
 	bool unpaced;

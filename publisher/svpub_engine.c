@@ -15,12 +15,14 @@
 #include "sv_log.h"
 #include "sv_ready.h"
 #include "sv_record.h"
+#include "sv_soak.h"
 #include "svpub_signal.h"
 #include "svpub_tx.h"
 
 #define PEND_RING 65536u	     /* frames whose TX stamp may still come */
 #define PEND_MAX_AGE_NS 200000000LL /* a stamp later than this never comes */
 #define START_LEAD_NS 2000000LL	     /* first deadline at least this far after start */
+#define SOAK_TICK_NS 10000000LL	     /* --soak: intervals and windows looked at this often */
 
 struct pend {
 	int64_t t_sched_ns;
@@ -58,6 +60,7 @@ struct stream_rt {
 	struct sv_stats *sec_hist;
 	struct sv_counters sec_cnt;
 	uint32_t sec_tai;
+	unsigned soak_key;	/* --soak: its interval key (Ts -> T0) */
 };
 
 struct svpub {
@@ -71,6 +74,9 @@ struct svpub {
 	struct sv_record_writer_stats rec_st; /* the record's final counts (closed at the end of the run) */
 	bool rec_closed;
 	int rec_err;
+	struct sv_soak soak;	/* --soak: soak.iv set */
+	struct sv_soak_stats soak_st; /* its final counts (closed with the record) */
+	int64_t soak_next_ns;	/* the next soak tick, on the loop's clock */
 	unsigned n;
 	struct stream_rt *s;
 	int64_t start_sec;
@@ -139,6 +145,38 @@ static int build_template(const struct svpub *p, struct stream_rt *st)
 
 /* ---- records and pending TX stamps ---- */
 
+/* --soak: frame @e (its EVENT @ev) into the flight recorder's ring and its interval, and its triggers: a frame
+ * not sent (skipped, outage, send error) opens a DROP window, a late one (past late_threshold_us, or its
+ * transmit stamp past soak_late_us after its sample) a LATENCY window. Per frame: no allocation. */
+static void soak_frame(struct svpub *p, const struct stream_rt *st, const struct pend *e, const struct sv_rec_event *ev)
+{
+	int64_t ts = sv_sample_time_ns(e->tai_sec, e->smp_cnt, st->rate); /* the run's clock is TAI */
+	bool stamped = e->t_tx_ns && e->src != SV_TS_NONE;
+	int64_t lat = stamped ? e->t_tx_ns - ts : SV_INTERVAL_NO_LATENCY;
+	struct sv_flight_trigger t = { .point = SV_POINT_T0, .guest = SV_REC_GUEST_NONE, .stream = e->stream,
+				       .t_ns = ev->t_ns, .tai_sec = e->tai_sec, .smp_cnt = e->smp_cnt };
+
+	sv_flight_push(p->soak.fl, ev);
+	if (e->flags & (SV_REC_F_SKIPPED | SV_REC_F_DROPPED)) {
+		sv_interval_drop(p->soak.iv, st->soak_key, ts, e->reason, 1);
+		if ((e->flags & (SV_REC_F_LATE | SV_REC_F_SKIPPED)) == SV_REC_F_LATE) /* sent late, then refused */
+			sv_interval_count(p->soak.iv, st->soak_key, ts, SV_INTERVAL_LATE, 1);
+		t.cls = SV_WINDOW_DROP;
+		t.value = e->reason;
+		sv_flight_trigger(p->soak.fl, &t); /* a window not kept is counted by the recorder */
+		return;
+	}
+	struct sv_interval_frame f = { .t_tai_ns = ts, .latency_ns = lat, .tai_sec = e->tai_sec, .smp_cnt = e->smp_cnt,
+				       .samples = st->asdus, .flags = e->flags & SV_REC_F_LATE };
+
+	sv_interval_frame(p->soak.iv, st->soak_key, &f);
+	if ((e->flags & SV_REC_F_LATE) || (stamped && lat > p->soak.late_ns)) {
+		t.cls = SV_WINDOW_LATENCY;
+		t.value = stamped ? lat : e->t_handoff_ns - e->t_sched_ns;
+		sv_flight_trigger(p->soak.fl, &t);
+	}
+}
+
 static void summary_flush(struct svpub *p, struct stream_rt *st, uint32_t idx)
 {
 	struct sv_rec_summary s;
@@ -190,7 +228,7 @@ static void pend_finish(struct svpub *p, struct pend *e)
 	struct sv_rec_event ev;
 	int64_t ts_first = 0;
 
-	if (e->tai_sec != st->sec_tai) {
+	if (e->tai_sec != st->sec_tai && !p->soak.iv) {
 		summary_flush(p, st, e->stream);
 		st->sec_tai = e->tai_sec;
 	}
@@ -216,6 +254,10 @@ static void pend_finish(struct svpub *p, struct pend *e)
 		ev.ts_src = SV_TS_USER;
 		ev.t2_ns = e->t_sched_ns;
 		ev.t2_kind = SV_T2_SCHEDULED;
+	}
+	if (p->soak.iv) {
+		soak_frame(p, st, e, &ev);
+		return;
 	}
 	sv_record_write_event(p->rec, &ev);
 	if (e->flags & (SV_REC_F_SKIPPED | SV_REC_F_DROPPED)) {
@@ -571,6 +613,10 @@ int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
 		if (p->tx->ts_source != SV_TS_NONE)
 			ts_missing_check(p, now);
 		sv_record_tick(p->rec, now); /* the time bounds: no clock read, no syscall unless one is due */
+		if (p->soak.iv && now >= p->soak_next_ns) { /* intervals closed, windows written */
+			sv_soak_tick(&p->soak, sv_clock_gettime_ns(CLOCK_MONOTONIC));
+			p->soak_next_ns = now + SOAK_TICK_NS;
+		}
 		if (p->cfg->status && now >= p->next_status_ns)
 			status_line(p, now);
 	}
@@ -585,8 +631,10 @@ int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
 	svpub_tx_poll(p->tx, ts_cb, p);
 	pend_drain(p, now_ns(p), true);
 	if (p->rec) {
-		for (unsigned i = 0; i < p->n; i++)
+		for (unsigned i = 0; i < p->n && !p->soak.iv; i++)
 			summary_flush(p, &p->s[i], i);
+		/* soak: the open intervals (flag LAST) and windows (TRUNCATED), before the END */
+		sv_soak_close(&p->soak, sv_clock_gettime_ns(CLOCK_MONOTONIC), &p->soak_st);
 		/* the record's last block and END now, so that the summaries say what reached the disk */
 		p->rec_err = sv_record_writer_close_stats(p->rec, &p->rec_st);
 		p->rec = NULL;
@@ -770,6 +818,30 @@ int svpub_create(struct svpub **pp, const struct svpub_config *c)
 			sv_stats_init(st->sec_hist);
 		}
 	}
+	if (p->rec && c->soak) {
+		struct sv_soak_opts so = SV_SOAK_OPTS_OF(c);
+		uint32_t fps = 0;
+
+		for (unsigned i = 0; i < p->n; i++)
+			if (p->s[i].rate / p->s[i].asdus > fps)
+				fps = p->s[i].rate / p->s[i].asdus;
+		struct sv_soak_cfg sc = { .w = p->rec, .o = &so, .max_keys = p->n, .key_events_per_s = fps };
+
+		err = sv_soak_open(&p->soak, &sc, sv_clock_gettime_ns(CLOCK_MONOTONIC));
+		for (unsigned i = 0; i < p->n && !err; i++) {
+			struct sv_interval_key k = { .stream = i, .from_point = SV_POINT_TS, .point = SV_POINT_T0,
+						     .guest = SV_REC_GUEST_NONE };
+			int key = sv_interval_key_add(p->soak.iv, &k);
+
+			if (key < 0)
+				err = key;
+			p->s[i].soak_key = (unsigned)key;
+		}
+		if (err) {
+			sv_err("record %s: soak mode: %s", c->record, strerror(-err));
+			goto out_free;
+		}
+	}
 	p->pend_off = p->tx->ts_source == SV_TS_NONE && !p->rec;
 	sv_info("%u stream%s on %s (%s), clock %s, TX timestamps: %s%s", p->n, p->n == 1 ? "" : "s",
 		c->backend == SVPUB_BACKEND_PCAP ? c->output : c->interface, p->tx->ops->name,
@@ -788,6 +860,7 @@ int svpub_destroy(struct svpub *p)
 	if (!p)
 		return 0;
 	if (p->rec) { /* not run */
+		sv_soak_close(&p->soak, sv_clock_gettime_ns(CLOCK_MONOTONIC), &p->soak_st);
 		p->rec_err = sv_record_writer_close_stats(p->rec, &p->rec_st);
 		p->rec_closed = true;
 	}
@@ -868,6 +941,10 @@ void svpub_print_summary(const struct svpub *p, FILE *f)
 
 		sv_record_stats_format(&p->rec_st, line, sizeof(line));
 		fprintf(f, "svpub: record %s: %s\n", p->cfg->record, line);
+		if (p->cfg->soak) {
+			sv_soak_stats_format(&p->soak_st, line, sizeof(line));
+			fprintf(f, "svpub: record %s: %s\n", p->cfg->record, line);
+		}
 	}
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct stream_rt *st = &p->s[i];
@@ -928,6 +1005,11 @@ int svpub_print_json(const struct svpub *p, FILE *f)
 	sv_stats_buckets_json(&j, &p->wakeup);
 	sv_json_key(&j, "record");
 	sv_record_stats_json(&j, p->cfg->record, p->rec_closed ? &p->rec_st : NULL);
+	sv_json_key(&j, "soak"); /* null without --soak */
+	if (p->cfg->soak && p->rec_closed)
+		sv_soak_stats_json(&j, &p->soak_st);
+	else
+		sv_json_null(&j);
 	sv_json_key(&j, "per_stream");
 	sv_json_array_begin(&j);
 	for (unsigned i = 0; i < p->n; i++) {

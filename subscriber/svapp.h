@@ -241,6 +241,8 @@ struct svsub_file_config {
 	uint32_t record_flush_ms; /* --record: a partial block is written after N ms, 0 never */
 	uint32_t record_sync_ms; /* --record: fdatasync period, 0 never */
 	uint32_t record_min_free_mib; /* --record: free-space floor, 0 none */
+	bool soak;		/* --soak: intervals and flight-recorder windows instead of per-sample records */
+	uint32_t soak_interval_s, flight_seconds, soak_late_us, flight_rate; /* sv_soak.h */
 	char comtrade[256];	/* --comtrade DIR: disturbance records ("" none) */
 	int comtrade_format;	/* enum sv_ct_format */
 	bool comtrade_cff;	/* one .cff per record */

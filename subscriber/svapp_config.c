@@ -7,6 +7,7 @@
 
 #include "sv_cli.h"
 #include "sv_record.h"
+#include "sv_soak.h"
 #include "svapp.h"
 #include "svrx.h" /* the receive keys' enums and limits */
 
@@ -121,6 +122,7 @@ const struct sv_cfg_key svsub_config_table[] = {
 			  "UNWRITTEN and END records), later ones are tried; empty = none",
 			  SV_OPT("record", 0, "FILE")),
 	SV_REC_CFG_ROWS(C, "--record", SV_REC_OPTS),
+	SV_SOAK_CFG_ROWS(C),
 	SV_CLI_HEADING("COMTRADE (IEEE C37.111-2013):"),
 	SV_CFG_KEY_STRING(C, comtrade, "comtrade", "",
 			  "write a record into DIR around each trip of --app overcurrent: trigger = the pickup (first "

@@ -28,6 +28,7 @@
 #include "svapp.h" /* app: applications, the keys and options */
 #include "sv_cli.h"
 #include "sv_ready.h"
+#include "sv_soak.h"
 #include "svrx.h" /* the receive filter's limits */
 #ifdef SVSUB_HAVE_RX
 #include "svrx.h"
@@ -45,6 +46,7 @@ struct opts {
 	const char *backend; /* live: "af_xdp" or "af_packet"; NULL offline */
 	const char *write;
 	const char *record; /* per-sample records (svsub_rec) */
+	struct sv_soak_opts soak; /* --soak: intervals and windows instead (svsub_rec) */
 	double duration_s;	/* live: 0 = until SIGINT/SIGTERM */
 	bool jsonl;
 	bool json;
@@ -210,6 +212,10 @@ static int opts_from_config(struct opts *o, const struct sub_cli *sc, bool print
 		fprintf(stderr, PROG ": give exactly one of --read FILE or --interface IF\nTry '" PROG " --help'.\n");
 		return -EINVAL;
 	}
+	if (c->soak && (!c->record[0] || !o->interface) && !print_config) {
+		fprintf(stderr, PROG ": --soak needs --record FILE and --interface IF (live: its records are on TAI)\n");
+		return -EINVAL;
+	}
 	if (o->read && sc->live_only) {
 		fprintf(stderr, PROG ": --%s applies to --interface only (live)\n", sc->live_only);
 		return -EINVAL;
@@ -231,6 +237,7 @@ static int opts_from_config(struct opts *o, const struct sub_cli *sc, bool print
 	o->backend = o->interface ? svsub_cfg_backend_names[c->backend] : NULL;
 	o->write = c->write[0] ? c->write : NULL;
 	o->record = c->record[0] ? c->record : NULL;
+	o->soak = SV_SOAK_OPTS_OF(c);
 	o->duration_s = c->duration;
 	o->json = c->json;
 	o->jsonl = c->jsonl;
@@ -458,6 +465,9 @@ static int run_live(struct opts *o, struct svsub_proc *p)
 }
 #endif
 
+/* --soak: what the intervals and the flight recorder wrote (svsub_rec_close fills it) */
+static struct sv_soak_stats soak_st;
+
 static int print_json_summary(const struct opts *o, struct svsub_proc *p, struct sv_pcap_reader *r,
 			      const struct sv_clock_sync *sync, const struct sv_record_writer_stats *rec_st)
 {
@@ -501,6 +511,11 @@ static int print_json_summary(const struct opts *o, struct svsub_proc *p, struct
 	svsub_summary_json_body(&j, p);
 	sv_json_key(&j, "record"); /* what reached the disk: null without --record */
 	sv_record_stats_json(&j, o->record, rec_st);
+	sv_json_key(&j, "soak"); /* null without --soak */
+	if (o->soak.on && rec_st)
+		sv_soak_stats_json(&j, &soak_st);
+	else
+		sv_json_null(&j);
 	if (scl_check)
 		svsub_scl_json(scl_check, &j);
 	if (comtrade)
@@ -616,6 +631,9 @@ int main(int argc, char **argv)
 			.app_points = o.interface && o.app,
 			/* record_keep checked by the table (sv_record_check_keep) */
 			.opts = SV_REC_OPTS_OF(&file_cfg),
+			.soak = &o.soak,
+			.max_streams = o.track.max_streams,
+			.soak_stats = &soak_st,
 		};
 
 		err = svsub_rec_open(&rec, &rc);
@@ -706,6 +724,10 @@ int main(int argc, char **argv)
 
 		sv_record_stats_format(&rec_st, line, sizeof(line));
 		fprintf(stderr, PROG ": record %s: %s\n", o.record, line);
+		if (o.soak.on) {
+			sv_soak_stats_format(&soak_st, line, sizeof(line));
+			fprintf(stderr, PROG ": record %s: %s\n", o.record, line);
+		}
 	}
 
 	svapp_destroy(app); /* app: per-stream summary lines (before the tracker: they name its streams) */

@@ -5,6 +5,19 @@
  * one T4 event (the instant the application returned, user-space clock). Both carry the join key
  * (stream, TAI second, smpCnt); the second comes from the sample time for synchronised streams and from
  * the receive time otherwise (flagged SV_REC_F_NOT_SYNCED).
+ *
+ * Soak mode (cfg.soak on, live: the record's clock is TAI; sv_soak.h): the same events go to the flight
+ * recorder's ring instead of the file, and per stream and point (Ts -> T3, and Ts -> T4 with an application)
+ * every sample enters its interval (by its sample time, else its receive time): frames, samples, latency,
+ * late (over soak_late_us), duplicates, out of order, lost, counter restarts, changes (confRev, simulation
+ * bit, quality validity), taken as the tracker's counters move, so an interval holds what the summary counts
+ * for its samples. A gap's lost samples count in the interval of the sample after it (the one that shows
+ * it). The tracker takes back a loss when the missing sample arrives late, and a restart's run of late
+ * samples; an interval keeps what it counted (the late sample counts as out of order in its own interval),
+ * so over intervals lost can exceed the summary's by the out-of-order samples that filled a gap. Triggers
+ * (a window of the stream around them): a latency over the threshold or an outlier, a loss, a change, a
+ * counter restart. The first SVSUB_REC_SOAK_STREAMS streams (or max_streams) get intervals; the others'
+ * samples are counted (soak stats: unkeyed) and go to the ring only.
  */
 #ifndef SVSUB_REC_H
 #define SVSUB_REC_H
@@ -15,6 +28,7 @@
 #include "sv_clock.h"
 #include "sv_codec.h"
 #include "sv_record.h"
+#include "sv_soak.h"
 #include "svsub_track.h"
 
 struct svsub_rec;
@@ -27,7 +41,13 @@ struct svsub_rec_cfg {
 	struct sv_record_opts opts; /* rotation, flush and sync periods, free-space floor (zero: none;
 				     * opts.keep NULL: SV_REC_KEEP_DEFAULT) */
 	bool app_points;	    /* write T4 events (an application is attached) */
+	const struct sv_soak_opts *soak; /* soak mode when soak->on (NULL: off) */
+	unsigned max_streams;	    /* soak: the tracker's table size (0: SVSUB_REC_SOAK_STREAMS) */
+	struct sv_soak_stats *soak_stats; /* soak: filled by svsub_rec_close (NULL: not wanted) */
 };
+
+/* Streams that get interval summaries in soak mode (each costs ~120 KiB a point, allocated at open). */
+#define SVSUB_REC_SOAK_STREAMS 64
 
 /* Opens the writer. Returns 0, -EINVAL (record_keep), or -errno from sv_record_writer_open(). */
 int svsub_rec_open(struct svsub_rec **r, const struct svsub_rec_cfg *cfg);
@@ -41,7 +61,8 @@ int svsub_rec_open(struct svsub_rec **r, const struct svsub_rec_cfg *cfg);
 void svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct sv_view *v,
 		     const struct svsub_sample_result *res, int64_t t_rx_ns, uint8_t ts_src, int64_t t_app_ns);
 
-/* The writer's time bounds (sv_record_tick) from the receive loop, with a time it holds. NULL: no-op. */
+/* The writer's time bounds (sv_record_tick) from the receive loop, with a time it holds (CLOCK_MONOTONIC in
+ * soak mode: the intervals close and the windows are written from here). NULL: no-op. */
 void svsub_rec_tick(struct svsub_rec *r, int64_t now_ns);
 
 /* Flushes (last block, END) and closes; the final counts into @st (NULL: not wanted). Returns 0, or -EIO
