@@ -14,6 +14,7 @@
 #include "sv_codec.h"
 #include "sv_config.h"
 #include "sv_dataset.h"
+#include "sv_metrics.h"
 
 #define SVPUB_MAX_STREAMS 256
 #define SVPUB_MAX_EVENTS 16
@@ -143,6 +144,9 @@ struct svpub_config {
 	uint32_t record_flush_ms; /* a partial block is written after N ms (sv_record_tick), 0 never */
 	uint32_t record_sync_ms; /* fdatasync period, 0 never */
 	uint32_t record_min_free_mib; /* free-space floor of the record's filesystem, 0 none */
+	char host[SV_METRICS_HOST_SIZE];	/* --host: the records' and metrics' host name ("" gethostname) */
+	char metrics[SV_METRICS_ADDR_SIZE];	/* --metrics ADDR:PORT ("" off) */
+	double metrics_linger;			/* --metrics-linger S */
 	int late_policy; /* enum svpub_late */
 	uint32_t late_threshold_us;
 	bool unpaced;

@@ -24,6 +24,7 @@
 #include "sv_codec.h"
 #include "sv_config.h"
 #include "sv_dataset.h"
+#include "sv_metrics.h"
 #include "sv_scl.h"
 #include "svsub_track.h"
 
@@ -241,6 +242,9 @@ struct svsub_file_config {
 	uint32_t record_flush_ms; /* --record: a partial block is written after N ms, 0 never */
 	uint32_t record_sync_ms; /* --record: fdatasync period, 0 never */
 	uint32_t record_min_free_mib; /* --record: free-space floor, 0 none */
+	char host[SV_METRICS_HOST_SIZE]; /* --host: the records' and metrics' host name ("" gethostname) */
+	char metrics[SV_METRICS_ADDR_SIZE]; /* --metrics ADDR:PORT ("" off) */
+	double metrics_linger;	/* --metrics-linger S */
 	char comtrade[256];	/* --comtrade DIR: disturbance records ("" none) */
 	int comtrade_format;	/* enum sv_ct_format */
 	bool comtrade_cff;	/* one .cff per record */

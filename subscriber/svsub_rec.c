@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sv_dataset.h"
+#include "sv_metrics.h"
 
 struct svsub_rec {
 	struct sv_record_writer *w;
@@ -14,6 +15,7 @@ struct svsub_rec {
 	uint32_t defined_confrev[SV_REC_MAX_STREAMS];
 	uint32_t defined_rate[SV_REC_MAX_STREAMS];
 	uint8_t defined[SV_REC_MAX_STREAMS];
+	int64_t next_metrics_ns; /* cfg.metrics: the next copy of the writer's counters */
 };
 
 int svsub_rec_open(struct svsub_rec **out, const struct svsub_rec_cfg *cfg)
@@ -22,6 +24,7 @@ int svsub_rec_open(struct svsub_rec **out, const struct svsub_rec_cfg *cfg)
 		.path = cfg->path,
 		.tool = "svsub",
 		.clock = cfg->clock,
+		.host = cfg->host,
 	};
 	struct svsub_rec *r;
 	int err;
@@ -148,8 +151,13 @@ void svsub_rec_frame(struct svsub_rec *r, struct svsub_tracker *t, const struct 
 
 void svsub_rec_tick(struct svsub_rec *r, int64_t now_ns)
 {
-	if (r)
-		sv_record_tick(r->w, now_ns);
+	if (!r)
+		return;
+	sv_record_tick(r->w, now_ns);
+	if (r->cfg.metrics && now_ns >= r->next_metrics_ns) {
+		sv_metrics_health_record(r->cfg.metrics, r->w);
+		r->next_metrics_ns = now_ns + SV_NSEC_PER_SEC;
+	}
 }
 
 int svsub_rec_close(struct svsub_rec *r, struct sv_record_writer_stats *st)
@@ -163,6 +171,7 @@ int svsub_rec_close(struct svsub_rec *r, struct sv_record_writer_stats *st)
 		return 0;
 	}
 	err = sv_record_writer_close_stats(r->w, &s);
+	sv_metrics_health_record_stats(r->cfg.metrics, &s);
 	if (!err && sv_record_stats_incomplete(&s))
 		err = -EIO;
 	if (st)

@@ -27,6 +27,8 @@ struct svsub_rec_cfg {
 	struct sv_record_opts opts; /* rotation, flush and sync periods, free-space floor (zero: none;
 				     * opts.keep NULL: SV_REC_KEEP_DEFAULT) */
 	bool app_points;	    /* write T4 events (an application is attached) */
+	struct sv_metrics_health *metrics; /* --metrics: the writer's counters copied here once a second */
+	const char *host;	    /* the header's host name (NULL: gethostname) */
 };
 
 /* Opens the writer. Returns 0, -EINVAL (record_keep), or -errno from sv_record_writer_open(). */
