@@ -276,6 +276,7 @@ static int parse_opts(int argc, char **argv, struct svtrace_config *c, struct op
 	o->table = c->table;
 	o->log_entries = c->log_entries;
 	o->rec = SV_REC_OPTS_OF(c);
+	o->rec.host = c->host[0] ? c->host : NULL; /* --host: the records' header too */
 	o->live = c->live;
 	o->json = c->json;
 	o->raw_tp = c->raw_tp;
