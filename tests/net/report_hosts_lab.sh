@@ -4,13 +4,15 @@
 #   ns P: svpub on bridge pbr -- pa --- up0 [ns HA: bridge br0] vm1p --- vm1 (ns GA: svsub)
 #                             -- pb --- up0 [ns HB: bridge br0] vm1p --- vm1 (ns GB: svsub)
 # Both hypervisors name their guest port vm1p. svtrace runs on each (--netns, --host hvA / hvB), svsub in each
-# guest (--host gA / gB); svtrace and svsub record. svreport joins the four files, the guests
+# guest (--host gA / gB); svtrace and svsub record; hvB's svtrace runs with SVKIT_CLOCK_UNSYNC=1 (its clock marked
+# not synchronised: the hosts of a lab share one clock). svreport joins the four files, the guests
 # named by aliases per host (hvA:vm1p=gA, hvB:vm1p=gB; without them the two vm1p are hvA:vm1p and hvB:vm1p):
-#   - two guests, each with every frame svpub sent into its svsub, and each guest's hops past T1 (T2a-T2b, T2b-T3:
-#     count, lost, missing, p99) as a report of its hypervisor and itself alone gives them (T1 is one shared point
-#     of the join: the hops from it are not compared, svreport(1));
+#   - two guests, each with every frame svpub sent into its svsub (or counted dropped at its socket), and each
+#     guest's hops past T1 (T2a-T2b, T2b-T3: count, lost, missing, p99) as a report of its hypervisor and itself
+#     alone gives them (T1 is one shared point of the join: the hops from it are not compared, svreport(1));
 #   - the hosts section lists the four hosts with their tools, each guest under its hypervisor, the cluster's
-#     sums, and flags exactly the hosts whose records say their clock was not synchronised (this machine's may be);
+#     sums, and flags exactly the hosts whose records say their clock was not synchronised: hvB at least (all of
+#     them where this machine's clock is not synchronised);
 #   - without the aliases, the ports stay apart as hvA:vm1p and hvB:vm1p.
 # ~30 s. Prints PASS/FAIL/SKIP; exit 0, 1 or 77.
 set -u
@@ -56,7 +58,9 @@ sleep 0.5
 for h in A B; do
 	hv=NS_H$h
 	rm -f "$T/trace$h.ready"
-	"$SVTRACE" --netns "${!hv}" --ingress up0 --egress vm1p --host "hv$h" --record "$T/trace$h.rec" --json \
+	# hvB's clock marked unsynchronised (SVKIT_CLOCK_UNSYNC: the lab's hosts share one clock)
+	env SVKIT_CLOCK_UNSYNC=$([ $h = B ] && echo 1 || echo 0) \
+		"$SVTRACE" --netns "${!hv}" --ingress up0 --egress vm1p --host "hv$h" --record "$T/trace$h.rec" --json \
 		--ready-file "$T/trace$h.ready" >"$T/trace$h.json" 2>"$T/trace$h.err" &
 	eval "TR$h=$!"
 	PIDS="$PIDS $!"
@@ -108,8 +112,9 @@ for g, h in (("gA", "A"), ("gB", "B")):
     sub = json.load(open(f"{t}/sub{h}.json"))
     alone = json.load(open(f"{t}/alone{h}.json"))
     got = sum(s["frames"] for s in sub["streams"])
-    if got != sent:
-        bad.append(f"{g}: svsub received {got} of {sent}")
+    drops = sub["source"]["rx"][0]["kernel_drops"]
+    if got + drops != sent:  # a loaded machine may overflow svsub's socket: counted, then not a fault here
+        bad.append(f"{g}: svsub received {got} of {sent}, {drops} dropped at its socket")
     for name in ("T2a-T2b", "T2b-T3"):
         def row(rep):
             x = [x for x in rep["hops"] if x["guest"] == g and x["stream"] is None and x["name"] == name]
@@ -130,6 +135,8 @@ flagged = sorted(r["hosts"]["cluster"]["unsynchronised_hosts"])
 want = sorted(h for h, x in hosts.items() if not x["clock_synchronised"])
 if flagged != want:
     bad.append(f"cluster flags {flagged}, the hosts' entries {want}")
+if "hvB" not in flagged:
+    bad.append("hvB, marked unsynchronised (SVKIT_CLOCK_UNSYNC=1), is not flagged")
 for h in flagged:
     if f"{h}: {want_tools[h]} (1 file), clock NOT SYNCHRONISED" not in text:
         bad.append(f"the text does not flag {h}")
