@@ -23,6 +23,7 @@
 #include "sv_codec.h"
 #include "sv_json.h"
 #include "sv_log.h"
+#include "sv_metrics_http.h"
 #include "sv_ready.h"
 #include "sv_record.h"
 #include "sv_stats.h"
@@ -30,6 +31,7 @@
 #include "svtrace_corr.h"
 #include "svtrace_events.h"
 #include "svtrace_hlog.h"
+#include "svtrace_metrics.h"
 #include "svtrace_out.h"
 #include "svtrace_ports.h"
 #include "svtrace_rec.h"
@@ -70,6 +72,9 @@ struct svtrace_config {
 	int why;			/* 0 on, 1 off */
 	uint32_t why_rate;		/* decompositions a second and CPU, 0 no limit */
 	bool why_faults;
+	char host[SV_METRICS_HOST_SIZE];	/* --host: the records' and metrics' host name ("" gethostname) */
+	char metrics[SV_METRICS_ADDR_SIZE];	/* --metrics ADDR:PORT ("" off) */
+	double metrics_linger;			/* --metrics-linger S */
 };
 
 enum { OPT_VERBOSE = 1 };
@@ -161,6 +166,9 @@ static const struct sv_cfg_key svtrace_table[] = {
 			"time feeders' waits with sched_wakeup even where the scheduler's run-queue stamps are "
 			"available (the default takes them from sched_info)",
 			SV_OPT("sched-wakeup", 0, NULL)),
+	SV_METRICS_HOST_CFG_ROW(C),
+	SV_CLI_HEADING("Metrics for Prometheus (docs/metrics.md):"),
+	SV_METRICS_CFG_ROWS(C),
 	SV_CLI_OPT("verbose", 'v', NULL, OPT_VERBOSE, "libbpf and debug messages"),
 	SV_CLI_ROW_CONFIG('c'),
 	SV_CLI_ROW_READY_FILE,
@@ -198,6 +206,9 @@ struct opts {
 	const char *svid;
 	const char *ovsdb;		/* --ovsdb: the Open vSwitch database asked by --egress all */
 	const char *ready_file;		/* --ready-file (sv_ready.h) */
+	const char *host;		/* --host, NULL: gethostname */
+	const char *metrics;		/* --metrics ADDR:PORT, NULL: off */
+	double metrics_linger;
 	int64_t duration_ns;		/* 0 = until a signal */
 	int64_t threshold_ns;
 	int64_t interval_ns;
@@ -279,6 +290,9 @@ static int parse_opts(int argc, char **argv, struct svtrace_config *c, struct op
 	o->why_rate = c->why_rate;
 	o->why_faults = c->why_faults;
 	o->ready_file = cli.ready_file;
+	o->host = c->host[0] ? c->host : NULL;
+	o->metrics = c->metrics[0] ? c->metrics : NULL;
+	o->metrics_linger = c->metrics_linger;
 	o->duration_ns = (int64_t)c->duration * SV_NSEC_PER_SEC;
 	o->threshold_ns = (int64_t)c->threshold_us * SV_NSEC_PER_USEC;
 	o->interval_ns = (int64_t)c->interval * SV_NSEC_PER_SEC;
@@ -288,6 +302,7 @@ static int parse_opts(int argc, char **argv, struct svtrace_config *c, struct op
 	o->table = c->table;
 	o->log_entries = c->log_entries;
 	o->rec = SV_REC_OPTS_OF(c);
+	o->rec.host = c->host[0] ? c->host : NULL; /* --host: the records' header too */
 	o->live = c->live;
 	o->json = c->json;
 	o->raw_tp = c->raw_tp;
@@ -312,6 +327,8 @@ struct tracer {
 	struct sv_record_writer_stats rec_st;	/* the record's final counts (closed before the summaries) */
 	uint64_t rec_refused;			/* records the writer refused as invalid (a bug) */
 	bool rec_closed;
+	struct sv_metrics_run metrics;		/* --metrics: registry, server */
+	struct svtrace_metrics tm;		/* svtrace's families */
 	int64_t t_start_mono, t_last_expire, t_last_live, t_last_merge, t_last_ports;
 };
 
@@ -326,6 +343,49 @@ static int64_t mono_now(void)
 static void on_late(void *ctx, const struct svtrace_late *l)
 {
 	svtrace_rec_late(((struct tracer *)ctx)->rec, l);
+	svtrace_metrics_late(&((struct tracer *)ctx)->tm, l);
+}
+
+/* --metrics: what needs a system call (BPF's counters, the record's), copied for the metrics thread. */
+static void metrics_tick(struct tracer *t, const uint64_t *cnt)
+{
+	uint64_t now_cnt[SVTRACE_CNT_NR];
+
+	if (!t->metrics.m)
+		return;
+	if (!cnt) {
+		svtrace_setup_counters(t->bpf, now_cnt);
+		cnt = now_cnt;
+	}
+	svtrace_metrics_tick(&t->tm, cnt);
+	svtrace_rec_metrics(t->rec, &t->metrics.health);
+}
+
+/* --metrics: the families, then the server. 0 or -errno (said). */
+static int metrics_start(struct tracer *t)
+{
+	char host[SV_METRICS_HOST_SIZE];
+	int err = sv_metrics_run_init(&t->metrics, "svtrace", sv_metrics_host(t->o.host, host, sizeof(host)));
+
+	if (!err)
+		err = svtrace_metrics_register(&t->tm, t->metrics.m, &t->metrics.health, t->corr, &t->ports,
+					       &t->ev.events);
+	if (err) {
+		fprintf(stderr, "svtrace: --metrics: cannot set up: %s\n", strerror(-err));
+		return err;
+	}
+	err = sv_metrics_run_serve(&t->metrics, t->o.metrics);
+	if (!err)
+		fprintf(stderr, "svtrace: metrics on http://%s/metrics\n", t->metrics.address);
+	return err;
+}
+
+/* --metrics: the totals are final: one last scrape (--metrics-linger), then the server stops. */
+static void metrics_end(struct tracer *t)
+{
+	stop_flag = 0; /* a second ^C ends the linger */
+	sv_metrics_run_end(&t->metrics, t->o.metrics_linger, &stop_flag);
+	sv_metrics_run_free(&t->metrics);
 }
 
 /* BPF's stream frame counts and new streams (every stream's identity, also those seen only at T1). */
@@ -484,6 +544,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "svtrace: setup failed: %s\n", strerror(-err));
 		goto out_bpf;
 	}
+	if (t.o.metrics && metrics_start(&t))
+		goto out_bpf;
 	svtrace_setup_print_probes(t.bpf, stderr);
 	if (!t.o.threshold_ns)
 		fprintf(stderr, "svtrace: late detection off (--threshold-us 0)\n");
@@ -533,6 +595,7 @@ int main(int argc, char **argv)
 		}
 		if (now - t.t_last_ports >= SV_NSEC_PER_SEC) {
 			ports_watch(&t);
+			metrics_tick(&t, NULL);
 			t.t_last_ports = now;
 		}
 		if (now >= t_end)
@@ -559,12 +622,15 @@ int main(int argc, char **argv)
 			ret = SV_EXIT_RUNTIME;
 	}
 	out_view(&t, &out);
+	metrics_tick(&t, out.cnt); /* the final values: the summaries' */
+	sv_metrics_health_record_stats(t.metrics.m ? &t.metrics.health : NULL, t.rec_closed ? &t.rec_st : NULL);
 	svtrace_out_summary(&out, stderr);
 	if (t.o.json && svtrace_out_json(&out, stdout, now - t.t_start_mono)) {
 		fprintf(stderr, "svtrace: JSON output failed\n");
 		ret = SV_EXIT_RUNTIME;
 	}
 out_bpf:
+	metrics_end(&t); /* before the statistics its series read are freed */
 	svtrace_setup_free(t.bpf);
 	svtrace_hlog_free(t.hlog);
 out_rec:

@@ -8,6 +8,7 @@ add_library(svtrace_core STATIC
 	${CMAKE_CURRENT_SOURCE_DIR}/svtrace_corr.c
 	${CMAKE_CURRENT_SOURCE_DIR}/svtrace_events.c
 	${CMAKE_CURRENT_SOURCE_DIR}/svtrace_hlog.c
+	${CMAKE_CURRENT_SOURCE_DIR}/svtrace_metrics.c
 	${CMAKE_CURRENT_SOURCE_DIR}/svtrace_out.c
 	${CMAKE_CURRENT_SOURCE_DIR}/svtrace_ovsdb.c
 	${CMAKE_CURRENT_SOURCE_DIR}/svtrace_ports.c
@@ -20,5 +21,5 @@ target_include_directories(svtrace_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(svtrace_core PUBLIC sv svtrace_skel PkgConfig::LIBBPF)
 
 add_executable(svtrace ${CMAKE_CURRENT_SOURCE_DIR}/svtrace.c)
-target_link_libraries(svtrace PRIVATE svtrace_core sv PkgConfig::LIBBPF)
+target_link_libraries(svtrace PRIVATE svtrace_core sv sv_metrics_http PkgConfig::LIBBPF) # --metrics
 install(TARGETS svtrace RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR})

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sv_metrics.h"
 #include "svtrace_ports.h"
 #include "svtrace_rec.h"
 #include "svtrace_sys.h"
@@ -332,4 +333,12 @@ void svtrace_rec_tick(struct svtrace_rec *r, int64_t now_mono_ns)
 {
 	if (r)
 		sv_record_tick(r->w, now_mono_ns);
+}
+
+/* ---- Metrics (svtrace --metrics) ---- */
+
+void svtrace_rec_metrics(const struct svtrace_rec *r, struct sv_metrics_health *h)
+{
+	if (r)
+		sv_metrics_health_record(h, r->w);
 }

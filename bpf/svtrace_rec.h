@@ -37,6 +37,10 @@ int svtrace_rec_open(struct svtrace_rec **r, const char *path, const struct sv_r
  */
 int svtrace_rec_close(struct svtrace_rec *r, struct sv_record_writer_stats *st, uint64_t *refused);
 
+/* --metrics: the writer's counters into @h (sv_metrics_health_record), from the main loop. NULL @r: no-op. */
+struct sv_metrics_health;
+void svtrace_rec_metrics(const struct svtrace_rec *r, struct sv_metrics_health *h);
+
 /* The record's time bounds (flush, sync) at @now_mono_ns: a system call only when one is due. */
 void svtrace_rec_tick(struct svtrace_rec *r, int64_t now_mono_ns);
 

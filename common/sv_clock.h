@@ -218,7 +218,9 @@ struct sv_clock_sync {
 	int64_t freq_ppb;	/* frequency adjustment (timex.freq, 2^-16 ppm -> ppb) */
 };
 
-/* Reads the state with adjtimex(2), modes = 0 (read only, no privilege needed). Returns 0 or -errno. */
+/* Reads the state with adjtimex(2), modes = 0 (read only, no privilege needed). With SVKIT_CLOCK_UNSYNC=1 in the
+ * environment the state says STA_UNSYNC whatever the kernel says (a lab's namespaces share one clock: the way to
+ * make one "host" unsynchronised). Returns 0 or -errno. */
 int sv_clock_sync_read(struct sv_clock_sync *out);
 
 /* True when timestamps of this host can be joined with other hosts' on the TAI scale. */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sv_clock.h"
 #include "sv_metrics.h"
@@ -1192,6 +1193,37 @@ out_bad:
 	return -EINVAL;
 }
 
+int sv_metrics_check_addr(const char *value, char *msg, size_t n)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	const char *why = NULL;
+
+	if (!value[0])
+		return 0;
+	if (strlen(value) >= SV_METRICS_ADDR_SIZE) {
+		snprintf(msg, n, "longer than %d octets", SV_METRICS_ADDR_SIZE - 1);
+		return -EINVAL;
+	}
+	if (sv_metrics_addr_parse(value, &ss, &len, &why)) {
+		snprintf(msg, n, "%s", why ? why : "not IPv4:PORT or [IPv6]:PORT");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const char *sv_metrics_host(const char *name, char *buf, size_t size)
+{
+	if (name && name[0])
+		return name;
+	if (!size)
+		return "";
+	memset(buf, 0, size);
+	if (gethostname(buf, size - 1))
+		snprintf(buf, size, "unknown");
+	return buf;
+}
+
 /* ---- Health ------------------------------------------------------------------------------------------ */
 
 /* The clock state, read with adjtimex at each scrape; @ctx says which value. */
@@ -1309,6 +1341,16 @@ int sv_metrics_add_health(struct sv_metrics *m, const char *tool, const char *ho
 	return 0;
 }
 
+void sv_metrics_health_record_stats(struct sv_metrics_health *h, const struct sv_record_writer_stats *st)
+{
+	if (!h || !st)
+		return;
+	sv_metrics_store_u64(&h->record_records, st->records);
+	sv_metrics_store_u64(&h->record_bytes, st->bytes);
+	sv_metrics_store_u64(&h->record_write_errors, st->write_errors);
+	sv_metrics_store_u64(&h->record_lost_records, st->lost_records);
+}
+
 void sv_metrics_health_record(struct sv_metrics_health *h, const struct sv_record_writer *w)
 {
 	struct sv_record_writer_stats st;
@@ -1316,8 +1358,5 @@ void sv_metrics_health_record(struct sv_metrics_health *h, const struct sv_recor
 	if (!w)
 		return;
 	sv_record_writer_get_stats(w, &st);
-	sv_metrics_store_u64(&h->record_records, st.records);
-	sv_metrics_store_u64(&h->record_bytes, st.bytes);
-	sv_metrics_store_u64(&h->record_write_errors, st.write_errors);
-	sv_metrics_store_u64(&h->record_lost_records, st.lost_records);
+	sv_metrics_health_record_stats(h, &st);
 }

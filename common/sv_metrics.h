@@ -233,6 +233,9 @@ int sv_metrics_add_health(struct sv_metrics *m, const char *tool, const char *ho
 /* Copies @w's counters (sv_record_writer_get_stats) into @h. Call from the thread that owns @w, e.g. once per
  * interval, and after the last sv_record_flush() before sv_record_writer_close(). NULL @w is a no-op. */
 void sv_metrics_health_record(struct sv_metrics_health *h, const struct sv_record_writer *w);
+/* The same from counters already read (sv_record_writer_close_stats: the final ones). NULL @h or @st: no-op. */
+struct sv_record_writer_stats;
+void sv_metrics_health_record_stats(struct sv_metrics_health *h, const struct sv_record_writer_stats *st);
 
 /* The run has ended: every counter has its final value (call after the packet threads stopped). Sets
  * svkit_run_finished to 1 with a release store; a render that starts later reads the final totals. */
@@ -270,5 +273,33 @@ enum sv_metrics_format sv_metrics_format_for_accept(const char *accept);
  * "[::]:PORT" to listen on all of them. Returns 0, or -EINVAL with *@why (may be NULL) a static reason.
  */
 int sv_metrics_addr_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len, const char **why);
+
+/* ---- The tools' keys: metrics (--metrics ADDR:PORT) and metrics_linger (--metrics-linger S) ---------- */
+
+#define SV_METRICS_ADDR_SIZE 96		/* a tool config's char metrics[] */
+#define SV_METRICS_LINGER_MAX_S 3600.0
+/* The key's check (sv_config .check): "" (off) or sv_metrics_addr_parse's syntax. */
+int sv_metrics_check_addr(const char *value, char *msg, size_t n);
+/* Their rows in the tool's config table (sv_config.h, which the table's file includes): struct @T holds
+ * char metrics[SV_METRICS_ADDR_SIZE] and double metrics_linger. */
+#define SV_METRICS_CFG_ROWS(T)                                                                          \
+	SV_CFG_KEY_STRING(T, metrics, "metrics", "",                                                        \
+			  "serve live metrics for Prometheus on ADDR:PORT (GET /metrics; 127.0.0.1:9462, "       \
+			  "[::1]:9462, 0.0.0.0:9462; numeric, port 0 any): it exposes no control, keep it on the " \
+			  "management network (docs/metrics.md); empty = off",                                  \
+			  .check = sv_metrics_check_addr, SV_OPT("metrics", 0, "ADDR:PORT")),                   \
+	SV_CFG_KEY_DOUBLE(T, metrics_linger, "metrics_linger", 0, SV_METRICS_LINGER_MAX_S, "0",            \
+			  "at the end, keep serving metrics until one scrape got the final totals, at most S "    \
+			  "seconds (a second ^C ends it; set it above the scrape interval); 0 = stop at once",   \
+			  SV_OPT("metrics-linger", 0, "S"))
+/* The host-name key (--host NAME): the name the records' header and svkit_build_info carry, for hosts that
+ * share one name (namespaces of a lab); struct @T holds char host[SV_METRICS_HOST_SIZE]. */
+#define SV_METRICS_HOST_SIZE 64
+#define SV_METRICS_HOST_CFG_ROW(T)                                                                      \
+	SV_CFG_KEY_STRING(T, host, "host", "",                                                              \
+			  "the host name the records and the metrics carry (svreport keeps hosts apart by it); "  \
+			  "empty = this host's name (gethostname)", SV_OPT("host", 0, "NAME"))
+/* @name, or gethostname() into @buf when @name is empty or NULL. Returns the name. */
+const char *sv_metrics_host(const char *name, char *buf, size_t size);
 
 #endif /* SV_METRICS_H */

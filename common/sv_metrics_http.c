@@ -483,3 +483,57 @@ void sv_metrics_server_stop(struct sv_metrics_server *s)
 	}
 	server_free(s);
 }
+
+/* ---- A tool's run -------------------------------------------------------------------------------------- */
+
+int sv_metrics_run_init(struct sv_metrics_run *r, const char *tool, const char *host)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	err = sv_metrics_create(&r->m, 0);
+	if (err)
+		return err;
+	err = sv_metrics_add_health(r->m, tool, host, &r->health);
+	if (err)
+		goto out_destroy;
+	return 0;
+out_destroy:
+	sv_metrics_destroy(r->m);
+	r->m = NULL;
+	return err;
+}
+
+int sv_metrics_run_serve(struct sv_metrics_run *r, const char *addr)
+{
+	int err = sv_metrics_server_start(&r->srv, r->m, addr, NULL);
+
+	if (err)
+		return err;
+	err = sv_metrics_server_address(r->srv, r->address, sizeof(r->address));
+	return err < 0 ? err : 0;
+}
+
+int sv_metrics_run_end(struct sv_metrics_run *r, double linger_s, volatile sig_atomic_t *stop)
+{
+	if (!r->m)
+		return 0;
+	int err;
+
+	sv_metrics_finish(r->m);
+	if (!r->srv || linger_s <= 0)
+		return 0;
+	sv_info("metrics: serving the final totals until scraped (at most %g s; ^C ends)", linger_s);
+	err = sv_metrics_server_linger(r->srv, (int64_t)(linger_s * 1e9), 1, stop);
+	if (err == -ETIMEDOUT)
+		sv_warn("metrics: not scraped within --metrics-linger %g s: Prometheus lacks the last totals", linger_s);
+	return err;
+}
+
+void sv_metrics_run_free(struct sv_metrics_run *r)
+{
+	sv_metrics_server_stop(r->srv);
+	r->srv = NULL;
+	sv_metrics_destroy(r->m);
+	r->m = NULL;
+}

@@ -79,4 +79,26 @@ void sv_metrics_server_get_stats(struct sv_metrics_server *s, struct sv_metrics_
 /* Stops the thread, closes every connection and the socket, frees. NULL is a no-op. */
 void sv_metrics_server_stop(struct sv_metrics_server *s);
 
+/* ---- A tool's run: registry, health, server (the keys of SV_METRICS_CFG_ROWS) --------------------------- */
+
+struct sv_metrics_run {
+	struct sv_metrics *m;		/* the tool registers its families here between init and serve */
+	struct sv_metrics_server *srv;
+	struct sv_metrics_health health; /* the tool stores its health counters here (relaxed stores) */
+	char address[96];		/* what the server listens on, port resolved ("" before serve) */
+};
+
+/* Creates the registry and registers the health families (sv_metrics_add_health) for @tool on @host.
+ * Returns 0 or -errno (@r is then empty: sv_metrics_run_free() is still fine). */
+int sv_metrics_run_init(struct sv_metrics_run *r, const char *tool, const char *host);
+/* Starts serving on @addr (sv_metrics_server_start: errors logged) and fills r->address. 0 or -errno. */
+int sv_metrics_run_serve(struct sv_metrics_run *r, const char *addr);
+/* The end of the run (the packet threads stopped, every counter final): marks the registry finished and,
+ * with @linger_s > 0 and a server, waits for one scrape of the final totals, at most @linger_s seconds or until
+ * *@stop becomes non-zero (the caller clears it first: a second ^C); says so (sv_log info) and, unscraped, warns.
+ * Returns sv_metrics_server_linger's result, or 0 (no linger). */
+int sv_metrics_run_end(struct sv_metrics_run *r, double linger_s, volatile sig_atomic_t *stop);
+/* Stops the server and frees the registry. */
+void sv_metrics_run_free(struct sv_metrics_run *r);
+
 #endif /* SV_METRICS_HTTP_H */

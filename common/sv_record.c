@@ -865,6 +865,8 @@ int sv_record_cfg_opts(struct sv_record_writer_cfg *cfg, const struct sv_record_
 	cfg->flush_ns = (int64_t)o->flush_ms * 1000000;
 	cfg->sync_ns = (int64_t)o->sync_ms * 1000000;
 	cfg->min_free_bytes = (uint64_t)o->min_free_mib << 20;
+	if (o->host)
+		cfg->host = o->host;
 	return 0;
 }
 

@@ -705,8 +705,9 @@ struct sv_record_opts {
 	uint32_t flush_ms;		/* record_flush_ms */
 	uint32_t sync_ms;		/* record_sync_ms */
 	uint32_t min_free_mib;		/* record_min_free_mib */
+	const char *host;		/* the header's host name (--host), NULL: gethostname() */
 };
-/* @o into @cfg (rotate_bytes, rotate_keep, flush_ns, sync_ns, min_free_bytes). 0, or -EINVAL when
+/* @o into @cfg (rotate_bytes, rotate_keep, flush_ns, sync_ns, min_free_bytes, host). 0, or -EINVAL when
  * o->keep is not SV_REC_KEEP_SYNTAX (@cfg unchanged). */
 int sv_record_cfg_opts(struct sv_record_writer_cfg *cfg, const struct sv_record_opts *o);
 /* The options of a tool config struct that holds the record keys under their own names. */

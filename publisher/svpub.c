@@ -18,11 +18,13 @@
 #include "sv_cli.h"
 #include "sv_config.h"
 #include "sv_log.h"
+#include "sv_metrics_http.h"
 #include "sv_ready.h"
 #include "sv_record.h"
 #include "sv_scl.h"
 #include "svpub_config.h"
 #include "svpub_engine.h"
+#include "svpub_metrics.h"
 
 static volatile sig_atomic_t stop;
 
@@ -94,6 +96,35 @@ static int setup_process(const struct svpub_config *c)
 			sv_info("/dev/cpu_dma_latency: %s: deep idle states stay allowed", strerror(errno));
 	}
 	return 0;
+}
+
+/* --metrics: the registry and server (svpub_metrics.c: the families). */
+static struct sv_metrics_run metrics;
+
+/* The families, then the server. 0 or -errno (said). */
+static int metrics_start(const struct svpub_config *c, struct svpub *pub)
+{
+	char host[SV_METRICS_HOST_SIZE];
+	int err = sv_metrics_run_init(&metrics, "svpub", sv_metrics_host(c->host, host, sizeof(host)));
+
+	if (!err)
+		err = svpub_metrics_register(metrics.m, &metrics.health, pub);
+	if (err) {
+		sv_err("--metrics: cannot set up: %s", strerror(-err));
+		return err;
+	}
+	err = sv_metrics_run_serve(&metrics, c->metrics);
+	if (!err)
+		sv_info("metrics on http://%s/metrics", metrics.address);
+	return err;
+}
+
+/* The totals are final: one last scrape (--metrics-linger), then the server stops (before the engine goes). */
+static void metrics_end(const struct svpub_config *c)
+{
+	stop = 0; /* a second ^C ends the linger */
+	sv_metrics_run_end(&metrics, c->metrics_linger, &stop);
+	sv_metrics_run_free(&metrics);
 }
 
 /* What the options of svpub_config_table that are not only keys leave for main(). */
@@ -227,6 +258,11 @@ int main(int argc, char **argv)
 	err = svpub_create(&pub, &cfg);
 	if (err)
 		return SV_EXIT_RUNTIME;
+	if (cfg.metrics[0] && metrics_start(&cfg, pub)) {
+		metrics_end(&cfg);
+		svpub_destroy(pub);
+		return SV_EXIT_RUNTIME;
+	}
 	/* ready: the socket (or file) is open and every stream's first deadline armed */
 	snprintf(status, sizeof(status), "publishing %u stream%s on %s", cfg.nstreams, cfg.nstreams == 1 ? "" : "s",
 		 cfg.backend == SVPUB_BACKEND_PCAP ? cfg.output : cfg.interface);
@@ -240,6 +276,9 @@ int main(int argc, char **argv)
 	svpub_print_summary(pub, stderr);
 	if (pc.json && svpub_print_json(pub, stdout))
 		rc = SV_EXIT_RUNTIME;
+	if (pc.json)
+		fflush(stdout); /* the summary out before a linger */
+	metrics_end(&cfg);
 	if (svpub_destroy(pub))
 		rc = SV_EXIT_RUNTIME; /* said: the capture file, or records not all written (the summary's record line) */
 	return rc;

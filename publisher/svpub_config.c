@@ -164,6 +164,8 @@ const struct sv_cfg_key svpub_config_table[] = {
 			  SV_OPT("record", 'r', "FILE")),
 	SV_REC_CFG_ROWS(C, "record", SV_REC_NO_OPTS),
 	SV_SOAK_CFG_ROWS(C),
+	SV_METRICS_HOST_CFG_ROW(C),
+	SV_METRICS_CFG_ROWS(C),
 	SV_CFG_KEY_ENUM(C, late_policy, "late", late_names, "send",
 			"a frame past its deadline by more than late_threshold_us: send it late, or skip it"),
 	SV_CFG_KEY_UINT(C, late_threshold_us, "late_threshold_us", 0, 1000000, "100", "when a frame is late"),

@@ -14,6 +14,7 @@
 #include "sv_codec.h"
 #include "sv_config.h"
 #include "sv_dataset.h"
+#include "sv_metrics.h"
 
 #define SVPUB_MAX_STREAMS 256
 #define SVPUB_MAX_EVENTS 16
@@ -145,6 +146,9 @@ struct svpub_config {
 	uint32_t record_min_free_mib; /* free-space floor of the record's filesystem, 0 none */
 	bool soak;		/* --soak: intervals and flight-recorder windows instead of per-frame records */
 	uint32_t soak_interval_s, flight_seconds, soak_late_us, flight_rate; /* sv_soak.h */
+	char host[SV_METRICS_HOST_SIZE];	/* --host: the records' and metrics' host name ("" gethostname) */
+	char metrics[SV_METRICS_ADDR_SIZE];	/* --metrics ADDR:PORT ("" off) */
+	double metrics_linger;			/* --metrics-linger S */
 	int late_policy; /* enum svpub_late */
 	uint32_t late_threshold_us;
 	bool unpaced;

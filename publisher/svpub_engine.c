@@ -14,6 +14,7 @@
 #include "sv_json.h"
 #include "sv_log.h"
 #include "sv_ready.h"
+#include "sv_metrics.h"
 #include "sv_record.h"
 #include "sv_soak.h"
 #include "svpub_signal.h"
@@ -114,6 +115,9 @@ struct svpub {
 	int64_t ts_check_ns;
 	uint64_t ts_missing_seen;
 	bool ts_missing_episode;
+	/* --metrics: the counters that live elsewhere (the record writer's), copied once a second */
+	struct sv_metrics_health *metrics;
+	int64_t metrics_ns;
 };
 
 static int64_t now_ns(const struct svpub *p)
@@ -299,6 +303,19 @@ static void ts_missing_check(struct svpub *p, int64_t now)
 		"tx_ts_missing; said again when they return)", out_name(p), n, (int)(PEND_MAX_AGE_NS / SV_NSEC_PER_MSEC),
 		carrier == 0 ? ": the link has no carrier, so the qdisc dropped them without an error (the frames were "
 			       "not sent)" : "");
+}
+
+/* --metrics: what the metrics thread cannot read in place (svpub_metrics.c). */
+static void metrics_copy(struct svpub *p, int64_t now)
+{
+	if (!p->metrics)
+		return;
+	sv_metrics_store_u64(&p->metrics->events_lost, p->tot.tx_ts_missing);
+	if (p->rec)
+		sv_metrics_health_record(p->metrics, p->rec);
+	else if (p->rec_closed)
+		sv_metrics_health_record_stats(p->metrics, &p->rec_st);
+	p->metrics_ns = now + SV_NSEC_PER_SEC;
 }
 
 static void pend_drain(struct svpub *p, int64_t now, bool all)
@@ -617,6 +634,8 @@ int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
 			sv_soak_tick(&p->soak, sv_clock_gettime_ns(CLOCK_MONOTONIC));
 			p->soak_next_ns = now + SOAK_TICK_NS;
 		}
+		if (p->metrics && now >= p->metrics_ns)
+			metrics_copy(p, now);
 		if (p->cfg->status && now >= p->next_status_ns)
 			status_line(p, now);
 	}
@@ -644,6 +663,7 @@ int svpub_run(struct svpub *p, volatile sig_atomic_t *stop)
 	p->tot.run_ns = p->t_last_ns - p->t_first_ns;
 	p->tot.outage = p->tx->outage;
 	p->tot.tx_errors = p->tx->tx_errors;
+	metrics_copy(p, 0); /* the final values */
 	return ret;
 }
 
@@ -781,6 +801,7 @@ int svpub_create(struct svpub **pp, const struct svpub_config *c)
 			.tool = "svpub",
 			.clock = p->clock,
 			.phc_index = -1,
+			.host = c->host[0] ? c->host : NULL, /* --host */
 		};
 
 		err = sv_record_cfg_opts(&rc, &SV_REC_OPTS_OF(c));
@@ -1032,4 +1053,35 @@ int svpub_print_json(const struct svpub *p, FILE *f)
 	sv_json_array_end(&j);
 	sv_json_object_end(&j);
 	return sv_json_end(&j);
+}
+
+/* ---- Metrics (svpub --metrics; svpub_metrics.c reads these on its thread) ---- */
+
+void svpub_set_metrics(struct svpub *p, struct sv_metrics_health *h)
+{
+	p->metrics = h;
+}
+
+const struct svpub_totals *svpub_totals_ref(const struct svpub *p)
+{
+	return &p->tot;
+}
+
+unsigned svpub_nstreams(const struct svpub *p)
+{
+	return p->n;
+}
+
+void svpub_stream_counters(const struct svpub *p, unsigned i, struct svpub_stream_counters *c)
+{
+	const struct stream_rt *st = &p->s[i];
+
+	*c = (struct svpub_stream_counters){ .svid = st->cfg->svid, .appid = st->cfg->appid, .frames = &st->sent,
+					     .late = &st->late, .skipped = &st->skipped, .stopped = &st->stopped,
+					     .outage = &st->outage, .tx_errors = &st->tx_errors };
+}
+
+const char *svpub_out_name(const struct svpub *p)
+{
+	return out_name(p);
 }

@@ -66,6 +66,21 @@ int svpub_print_json(const struct svpub *p, FILE *f);
  * written, or records were not all written (-EIO; the summary says how many and why). */
 int svpub_destroy(struct svpub *p);
 
+/* --metrics (svpub_metrics.c): the engine copies into @h once a second what lives outside its counters (the
+ * record writer's, the missing TX stamps); the counters below are read in place by the metrics thread. */
+struct sv_metrics_health;
+void svpub_set_metrics(struct svpub *p, struct sv_metrics_health *h);
+const struct svpub_totals *svpub_totals_ref(const struct svpub *p);
+unsigned svpub_nstreams(const struct svpub *p);
+struct svpub_stream_counters {
+	const char *svid;
+	uint16_t appid;
+	const uint64_t *frames, *late, *skipped, *stopped, *outage, *tx_errors;
+};
+void svpub_stream_counters(const struct svpub *p, unsigned i, struct svpub_stream_counters *c);
+/* The interface (or file) published on. */
+const char *svpub_out_name(const struct svpub *p);
+
 /* ---- pure schedule arithmetic (unit-tested) ---- */
 
 /* Sample index n (from the start second) -> (second, smpCnt). */

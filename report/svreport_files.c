@@ -44,7 +44,8 @@ static int check_twice(struct svr *r, struct fileio *f, const struct sv_rec_file
 				 o->info.path, f->info.tool, h->run_id, h->part);
 			return -EEXIST;
 		}
-		if (f->info.guest[0] && !strcmp(o->info.guest, f->info.guest) &&
+		/* (another host's guest of that name is another guest: HOST:NAME, svreport_hosts.c) */
+		if (f->info.guest[0] && !strcmp(o->info.guest, f->info.guest) && !strcmp(oh->host, h->host) &&
 		    (oh->run_id != h->run_id || strcmp(o->info.tool, f->info.tool))) {
 			snprintf(f->info.errmsg, sizeof(f->info.errmsg),
 				 "%.70s: guest %.40s already has the records of %.70s (another run): one guest, one run",

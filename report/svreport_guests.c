@@ -65,11 +65,12 @@ const char *svr_guest_label(const struct svr *r, unsigned g)
 	return NULL;
 }
 
-/* Guest index of @name as the records of host @host give it (after aliases: HOST:NAME before a plain
- * NAME, so that two hypervisors' same-named ports can go to two guests), created on first use; -1 when
- * the table is full. */
-static int guest_idx(struct svr *r, const char *host, const char *name)
+/* Guest index of @name as the records of file @f give it (after aliases: HOST:NAME before a plain
+ * NAME, so that two hypervisors' same-named ports can go to two guests; without one, svr_guest_by_host),
+ * created on first use; -1 when the table is full. */
+static int guest_idx(struct svr *r, const struct fileio *f, const char *name)
 {
+	const char *host = f->info.host;
 	size_t hl = strlen(host);
 	int hit = -1;
 
@@ -82,17 +83,14 @@ static int guest_idx(struct svr *r, const char *host, const char *name)
 	for (unsigned i = 0; i < r->naliases && hit < 0; i++)
 		if (!strcmp(name, r->alias_from[i]))
 			hit = (int)i;
-	if (hit >= 0) {
-		r->alias_used[hit] = true;
-		name = r->alias_to[hit];
-	}
+	if (hit < 0)
+		return svr_guest_by_host(r, f, name);
+	r->alias_used[hit] = true;
+	name = r->alias_to[hit];
 	for (unsigned g = 0; g < r->nguests; g++)
 		if (!strcmp(r->guests[g], name))
 			return (int)g;
-	if (r->nguests >= SVR_MAX_GUESTS)
-		return -1;
-	snprintf(r->guests[r->nguests], sizeof(r->guests[0]), "%s", name);
-	return (int)r->nguests++;
+	return svr_guest_new(r, f, name);
 }
 
 int svr_file_guest(struct svr *r, struct fileio *f, unsigned ev_guest)
@@ -103,7 +101,7 @@ int svr_file_guest(struct svr *r, struct fileio *f, unsigned ev_guest)
 
 	if (f->info.guest[0] || ev_guest == SV_REC_GUEST_NONE) {
 		if (f->file_guest == -2)
-			f->file_guest = guest_idx(r, f->info.host, f->info.guest[0] ? f->info.guest : f->info.host);
+			f->file_guest = guest_idx(r, f, f->info.guest[0] ? f->info.guest : f->info.host);
 		return f->file_guest;
 	}
 	if (ev_guest < 64 && f->gcache[ev_guest] != -2)
@@ -113,7 +111,7 @@ int svr_file_guest(struct svr *r, struct fileio *f, unsigned ev_guest)
 		snprintf(buf, sizeof(buf), "guest%u", ev_guest);
 		name = buf;
 	}
-	g = guest_idx(r, f->info.host, name);
+	g = guest_idx(r, f, name);
 	if (ev_guest < 64)
 		f->gcache[ev_guest] = (int16_t)g;
 	return g;

@@ -19,6 +19,7 @@ const struct svr_section svr_sections[SVR_SEC__COUNT] = {
 	[SVR_SEC_SETUP] = {"setup", {[T] = svr_text_setup, [J] = svr_json_setup, [H] = svr_html_setup}},
 	[SVR_SEC_CLOCK] = {"clock", {[T] = svr_text_clock, [J] = svr_json_clock, [H] = svr_html_clock}},
 	[SVR_SEC_FILES] = {"files", {[T] = svr_text_files, [J] = svr_json_files, [H] = svr_html_files}},
+	[SVR_SEC_HOSTS] = {"hosts", {[T] = svr_text_hosts, [J] = svr_json_hosts}},
 	[SVR_SEC_WARNINGS] = {"warnings", {[T] = svr_text_warnings, [J] = svr_json_warnings, [H] = svr_html_warnings}},
 	[SVR_SEC_SILENT] = {"silent guests", {[T] = svr_text_silent, [J] = svr_json_silent, [H] = svr_html_silent}},
 	[SVR_SEC_MISSING_POINTS] = {"missing points", {[T] = svr_text_missing_points, [J] = svr_json_missing_points,

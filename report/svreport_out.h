@@ -47,6 +47,7 @@ enum svr_section_id {	/* in the report's order */
 	SVR_SEC_SETUP,		/* how the run was set up (--setup: the lab's switch and datapath) */
 	SVR_SEC_CLOCK,		/* the clock check: reasons and notes */
 	SVR_SEC_FILES,		/* the input files: tool, host, records, damage, what their writer could not write */
+	SVR_SEC_HOSTS,		/* per host (its clock flagged, its guests) and the whole cluster (svreport_hosts.c) */
 	SVR_SEC_WARNINGS,	/* about the set of files */
 	SVR_SEC_SILENT,		/* guests that received nothing while frames were lost toward them */
 	SVR_SEC_MISSING_POINTS,	/* points no file recorded */
@@ -101,7 +102,8 @@ void svr_out_budget_value(const struct svr_budget *bu, int64_t v, const char *un
 /* The guest's name, @none when @g < 0. */
 const char *svr_out_guest(const struct svr *r, int g, const char *none);
 
-/* ---- emitters (svreport_text.c, svreport_json.c, svreport_html.c) ---- */
+/* ---- emitters (svreport_text.c, svreport_json.c, svreport_html.c; svreport_hosts.c) ---- */
+svr_emit_fn svr_text_hosts, svr_json_hosts;
 svr_emit_fn svr_text_verdict, svr_text_clock, svr_text_files, svr_text_warnings, svr_text_silent,
 	svr_text_missing_points, svr_text_setup, svr_text_labels, svr_text_budgets, svr_text_compare, svr_text_hops, svr_text_points,
 	svr_text_cyclictest, svr_text_late, svr_text_drops, svr_text_totals;

@@ -108,6 +108,9 @@ struct svr {
 	int64_t max_idx[SVR_MAX_STREAMS];	/* highest sample index joined so far, INT64_MIN none */
 	unsigned nguests;
 	char guests[SVR_MAX_GUESTS][64];
+	/* where each guest's name came from (svreport_hosts.c): the host and tool of the first records naming it;
+	 * the same name from another host of the same tool is another guest (HOST:NAME, both renamed) */
+	char guest_host[SVR_MAX_GUESTS][64], guest_tool[SVR_MAX_GUESTS][16];
 	unsigned naliases;
 	char alias_from[32][128], alias_to[32][64];	/* from: NAME or HOST:NAME */
 	bool alias_used[32];
@@ -263,6 +266,12 @@ bool svr_file_next_part(struct fileio *f);
 /* The guest index of an event of @f with guest @ev_guest (SV_REC_GUEST_NONE: the file's), created on first
  * use; -1 when the table is full. */
 int svr_file_guest(struct svr *r, struct fileio *f, unsigned ev_guest);
+/* ---- svreport_hosts.c ---- */
+/* The guest of @name as the records of @f give it, when no alias renamed it: HOST:NAME when another host's
+ * records of the same tool name a guest @name too (two hypervisors' "vnet0"); -1 when the table is full. */
+int svr_guest_by_host(struct svr *r, const struct fileio *f, const char *name);
+/* A new guest @name first named by the records of @f; -1 when the table is full. */
+int svr_guest_new(struct svr *r, const struct fileio *f, const char *name);
 
 /* ---- svreport_read.c ---- */
 void svr_add_warning(struct svr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

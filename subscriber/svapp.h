@@ -24,6 +24,7 @@
 #include "sv_codec.h"
 #include "sv_config.h"
 #include "sv_dataset.h"
+#include "sv_metrics.h"
 #include "sv_scl.h"
 #include "svsub_track.h"
 
@@ -243,6 +244,9 @@ struct svsub_file_config {
 	uint32_t record_min_free_mib; /* --record: free-space floor, 0 none */
 	bool soak;		/* --soak: intervals and flight-recorder windows instead of per-sample records */
 	uint32_t soak_interval_s, flight_seconds, soak_late_us, flight_rate; /* sv_soak.h */
+	char host[SV_METRICS_HOST_SIZE]; /* --host: the records' and metrics' host name ("" gethostname) */
+	char metrics[SV_METRICS_ADDR_SIZE]; /* --metrics ADDR:PORT ("" off) */
+	double metrics_linger;	/* --metrics-linger S */
 	char comtrade[256];	/* --comtrade DIR: disturbance records ("" none) */
 	int comtrade_format;	/* enum sv_ct_format */
 	bool comtrade_cff;	/* one .cff per record */

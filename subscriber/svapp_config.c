@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sv_cli.h"
+#include "sv_metrics.h"
 #include "sv_record.h"
 #include "sv_soak.h"
 #include "svapp.h"
@@ -123,6 +124,9 @@ const struct sv_cfg_key svsub_config_table[] = {
 			  SV_OPT("record", 0, "FILE")),
 	SV_REC_CFG_ROWS(C, "--record", SV_REC_OPTS),
 	SV_SOAK_CFG_ROWS(C),
+	SV_METRICS_HOST_CFG_ROW(C),
+	SV_CLI_HEADING("Metrics for Prometheus (docs/metrics.md):"),
+	SV_METRICS_CFG_ROWS(C),
 	SV_CLI_HEADING("COMTRADE (IEEE C37.111-2013):"),
 	SV_CFG_KEY_STRING(C, comtrade, "comtrade", "",
 			  "write a record into DIR around each trip of --app overcurrent: trigger = the pickup (first "

@@ -2,6 +2,7 @@
 /* svsub's live loop over svrx (see svrx_live.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -9,6 +10,7 @@
 #include "sv_clock.h"
 #include "sv_json.h"
 #include "sv_log.h"
+#include "sv_metrics.h"
 #include "sv_ready.h"
 #include "svrx_live.h"
 #include "sv_record.h"
@@ -30,6 +32,8 @@ static const uint8_t ts_src_map[4] = {
  * whose receive call failed with a transient error (its link went down) rests before it is polled again. */
 #define LIVE_LINK_CHECK_NS (100 * 1000 * 1000LL)
 
+static int live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic_t *stop);
+
 struct svrx_live {
 	struct svrx *rx[2];
 	unsigned n;
@@ -39,6 +43,11 @@ struct svrx_live {
 	bool status;
 	struct sv_stats rx_to_app; /* ns, frame rx stamp -> pipeline done, TAI-stamped frames */
 	uint64_t index;
+	/* metrics: the back-ends' counters as of the last copy (once a second and at the end), which the
+	 * metrics thread reads (svrx_stats_get makes system calls: only this thread calls it) */
+	struct svrx_stats mst[2];
+	struct sv_metrics_health *health;
+	int64_t next_metrics;
 };
 
 void svrx_live_opts_init(struct svrx_live_opts *o)
@@ -137,7 +146,17 @@ static bool live_transient(int err)
 	return err == -ENETDOWN || err == -ENXIO || err == -ENODEV || err == -ENETRESET;
 }
 
+static void live_metrics_copy(struct svrx_live *l);
+
 int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic_t *stop)
+{
+	int err = live_run(l, p, stop);
+
+	live_metrics_copy(l); /* the final values */
+	return err;
+}
+
+static int live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic_t *stop)
 {
 	struct svrx_frame frames[LIVE_BATCH];
 	int64_t start = sv_clock_gettime_ns(CLOCK_MONOTONIC), next_status = start + SV_NSEC_PER_SEC;
@@ -153,6 +172,10 @@ int svrx_live_run(struct svrx_live *l, struct svsub_proc *p, volatile sig_atomic
 		if (now >= end)
 			break;
 		svsub_proc_tick(p, now); /* the record's time bounds: compares, a syscall only when one is due */
+		if (l->health && now >= l->next_metrics) {
+			live_metrics_copy(l);
+			l->next_metrics = now + SV_NSEC_PER_SEC;
+		}
 		if (now >= l->next_link_check) {
 			for (unsigned i = 0; i < l->n; i++) {
 				int err = live_link(l, i, now);
@@ -331,4 +354,79 @@ void svrx_live_close(struct svrx_live *l)
 	for (unsigned i = 0; i < l->n; i++)
 		svrx_close(l->rx[i]);
 	free(l);
+}
+
+/* ---- Metrics (svsub --metrics; docs/metrics.md "svsub") -------------------------------------------------- */
+
+static void live_metrics_copy(struct svrx_live *l)
+{
+	uint64_t overflows = 0;
+
+	if (!l->health)
+		return;
+	for (unsigned i = 0; i < l->n; i++) {
+		struct svrx_stats st;
+		const uint64_t *src = (const uint64_t *)&st;
+		uint64_t *dst = (uint64_t *)&l->mst[i];
+
+		if (svrx_stats_get(l->rx[i], &st))
+			continue;
+		for (size_t k = 0; k < sizeof(st) / sizeof(uint64_t); k++)
+			sv_metrics_store_u64(&dst[k], src[k]);
+		overflows += st.kernel_drops + st.ring_full + st.fill_empty;
+	}
+	sv_metrics_store_u64(&l->health->ring_overflows, overflows);
+}
+
+int svrx_live_metrics(struct svrx_live *l, struct sv_metrics *m, struct sv_metrics_family *hop,
+		      struct sv_metrics_health *h)
+{
+	static const char *const port_l[] = { "port" }, *const drop_l[] = { "port", "reason" };
+	static const struct {
+		const char *reason;
+		size_t off;
+	} drops[] = {
+		{ "kernel_drops", offsetof(struct svrx_stats, kernel_drops) },
+		{ "ring_full", offsetof(struct svrx_stats, ring_full) },
+		{ "fill_empty", offsetof(struct svrx_stats, fill_empty) },
+		{ "invalid_descs", offsetof(struct svrx_stats, invalid_descs) },
+		{ "xdp.truncated", offsetof(struct svrx_stats, xdp_truncated) },
+		{ "xdp.no_socket", offsetof(struct svrx_stats, xdp_no_socket) },
+	};
+	struct sv_metrics_family *ff, *fd, *fl, *fs;
+	int err;
+
+	_Static_assert(sizeof(struct svrx_stats) % sizeof(uint64_t) == 0, "svrx_stats: 64-bit fields only");
+	ff = sv_metrics_family(m, "svkit_sub_rx_frames", SV_METRIC_COUNTER, NULL, "Frames the receive back-end "
+			       "delivered", 1, port_l);
+	fd = sv_metrics_family(m, "svkit_sub_rx_dropped_frames", SV_METRIC_COUNTER, NULL, "Frames the receive path "
+			       "dropped, by reason", 2, drop_l);
+	fl = sv_metrics_family(m, "svkit_sub_rx_link_down_events", SV_METRIC_COUNTER, NULL, "Times the link was "
+			       "found down", 1, port_l);
+	fs = sv_metrics_family(m, "svkit_sub_rx_link_down_seconds", SV_METRIC_COUNTER, "seconds", "Time the link "
+			       "spent down", 1, port_l);
+	if (!ff || !fd || !fl || !fs)
+		return -errno;
+	for (unsigned i = 0; i < l->n; i++) {
+		const char *port[] = { svrx_ifname(l->rx[i]) };
+		const char *hv[] = { "T3-T4", port[0] };
+
+		err = sv_metrics_add_u64(ff, port, &l->mst[i].frames);
+		for (size_t k = 0; !err && k < sizeof(drops) / sizeof(drops[0]); k++) {
+			const char *dv[] = { port[0], drops[k].reason };
+
+			err = sv_metrics_add_u64(fd, dv, (const uint64_t *)((const char *)&l->mst[i] + drops[k].off));
+		}
+		if (!err)
+			err = sv_metrics_add_u64(fl, port, &l->mst[i].link_down);
+		if (!err)
+			err = sv_metrics_add_ns(fs, port, &l->mst[i].link_down_ns);
+		/* the receive path's latency: one histogram for the handles (frames of both LANs) */
+		if (!err && i == 0)
+			err = sv_metrics_add_hist(hop, hv, &l->rx_to_app);
+		if (err)
+			return err;
+	}
+	l->health = h;
+	return 0;
 }

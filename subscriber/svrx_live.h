@@ -46,4 +46,14 @@ const struct sv_stats *svrx_live_rx_to_app(const struct svrx_live *l);
 void svrx_live_print(struct svrx_live *l, FILE *f);
 void svrx_live_close(struct svrx_live *l);
 
+/* svsub --metrics: registers the back-ends' families in @m (per interface: frames, drops by reason, link
+ * down), the receive path's latency as hop T3-T4 in @hop (svkit_hop_latency_seconds), and from then on copies
+ * the back-ends' counters once a second (and at the end of the run) for the metrics thread to read, their
+ * ring overflows into @h. 0 or a registration error. */
+struct sv_metrics;
+struct sv_metrics_family;
+struct sv_metrics_health;
+int svrx_live_metrics(struct svrx_live *l, struct sv_metrics *m, struct sv_metrics_family *hop,
+		      struct sv_metrics_health *h);
+
 #endif /* SVRX_LIVE_H */

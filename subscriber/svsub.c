@@ -18,11 +18,13 @@
 #include "sv_clock.h"
 #include "sv_json.h"
 #include "sv_log.h"
+#include "sv_metrics_http.h"
 #include "sv_pcap.h"
 #include "svsub_proc.h"
 #include "svsub_rec.h"
 #include "svsub_scl.h"
 #include "svsub_comtrade.h"
+#include "svsub_metrics.h"
 #include "svsub_summary.h"
 #include "svsub_track.h"
 #include "svapp.h" /* app: applications, the keys and options */
@@ -441,6 +443,43 @@ static void say_ready(const struct opts *o)
 		fprintf(stderr, PROG ": --ready-file / NOTIFY_SOCKET: %s\n", strerror(-err));
 }
 
+/* --metrics: the registry, the server, the pipeline's families (svsub_metrics.h). */
+static struct sv_metrics_run metrics;
+static struct svsub_metrics sub_metrics;
+
+/* Registers the pipeline's families (the receive back-end's: run_live) before serving. 0 or -errno (said). */
+static int metrics_setup(const struct opts *o, struct svsub_proc *p, const char *host)
+{
+	int err = sv_metrics_run_init(&metrics, PROG, host);
+
+	if (!err)
+		err = svsub_metrics_register(&sub_metrics, metrics.m, p, o->interface ? o->interface : "read");
+	if (err)
+		fprintf(stderr, PROG ": --metrics: cannot set up: %s\n", strerror(-err));
+	return err;
+}
+
+/* Starts the server once every family is registered. 0 or -errno (said by the server with the address). */
+static int metrics_serve(const struct opts *o)
+{
+	int err;
+
+	if (!metrics.m)
+		return 0;
+	err = sv_metrics_run_serve(&metrics, file_cfg.metrics);
+	if (!err && !o->quiet)
+		fprintf(stderr, PROG ": metrics on http://%s/metrics\n", metrics.address);
+	return err;
+}
+
+/* The run has ended and every counter is final: one last scrape (--metrics-linger), then the server stops. */
+static void metrics_end(void)
+{
+	stop_requested = 0; /* a second ^C ends the linger */
+	sv_metrics_run_end(&metrics, file_cfg.metrics_linger, &stop_requested);
+	sv_metrics_run_free(&metrics);
+}
+
 #ifdef SVSUB_HAVE_RX
 /* rx: the live loop lives in svrx_live.c (one or two interfaces, receive-path latency, back-end counters). */
 static struct svrx_live *live_rx;
@@ -460,6 +499,16 @@ static int run_live(struct opts *o, struct svsub_proc *p)
 	err = svrx_live_open(&live_rx, &o->rx, o->quiet);
 	if (err)
 		return err;
+	if (metrics.m) { /* --metrics: the back-end's families, then serve */
+		err = svrx_live_metrics(live_rx, metrics.m, sub_metrics.hop, &metrics.health);
+		if (err) {
+			fprintf(stderr, PROG ": --metrics: cannot set up: %s\n", strerror(-err));
+			return err;
+		}
+		err = metrics_serve(o);
+		if (err)
+			return err;
+	}
 	say_ready(o); /* sockets bound, the XDP program attached */
 	return svrx_live_run(live_rx, p, &stop_requested);
 }
@@ -536,6 +585,7 @@ int main(int argc, char **argv)
 	struct sv_record_writer_stats rec_st;
 	struct sv_clock_sync sync, *syncp = NULL;
 	struct sub_cli sc = { .o = &o };
+	char host[SV_METRICS_HOST_SIZE];
 	const struct sv_cli_prog prog = {
 		.name = PROG, .usage = usage_text, .about = about, .epilog = epilog, .tab = svsub_config_table,
 		.features = features, .option = sub_option, .loaded = sub_loaded, .ctx = &sc,
@@ -634,6 +684,8 @@ int main(int argc, char **argv)
 			.soak = &o.soak,
 			.max_streams = o.track.max_streams,
 			.soak_stats = &soak_st,
+			.metrics = file_cfg.metrics[0] ? &metrics.health : NULL,
+			.host = file_cfg.host[0] ? file_cfg.host : NULL,
 		};
 
 		err = svsub_rec_open(&rec, &rc);
@@ -662,7 +714,16 @@ int main(int argc, char **argv)
 		goto out_close_writer;
 	}
 
+	if (file_cfg.metrics[0] && metrics_setup(&o, p, sv_metrics_host(file_cfg.host, host, sizeof(host)))) {
+		ret = SV_EXIT_RUNTIME;
+		goto out_destroy;
+	}
 	if (o.read) {
+		err = metrics_serve(&o);
+		if (err) {
+			ret = SV_EXIT_RUNTIME;
+			goto out_destroy;
+		}
 		say_ready(&o);
 		err = run_read(&o, p, r);
 		sv_ready_stopping(NULL);
@@ -730,6 +791,8 @@ int main(int argc, char **argv)
 		}
 	}
 
+out_destroy:
+	metrics_end(); /* the totals are final: one last scrape, then the server stops (before the pipeline) */
 	svapp_destroy(app); /* app: per-stream summary lines (before the tracker: they name its streams) */
 	app = NULL;
 	svsub_proc_destroy(p);

@@ -299,6 +299,11 @@ void svsub_proc_counts(const struct svsub_proc *p, struct svsub_proc_counts *c)
 	*c = p->n;
 }
 
+const struct svsub_proc_counts *svsub_proc_counters(const struct svsub_proc *p)
+{
+	return &p->n;
+}
+
 struct svsub_tracker *svsub_proc_tracker(struct svsub_proc *p)
 {
 	return p->track;

@@ -78,6 +78,8 @@ struct svsub_proc_counts {
 	uint64_t hsr;	    /* decoded frames with an HSR tag */
 };
 void svsub_proc_counts(const struct svsub_proc *p, struct svsub_proc_counts *c);
+/* The counters themselves, for a reader on another thread (metrics: one relaxed load per field). */
+const struct svsub_proc_counts *svsub_proc_counters(const struct svsub_proc *p);
 
 /* The tracker (for summaries, applications). */
 struct svsub_tracker *svsub_proc_tracker(struct svsub_proc *p);

@@ -8,6 +8,7 @@
 #include "sv_clock.h"
 #include "sv_dataset.h"
 #include "sv_mem.h"
+#include "sv_metrics.h"
 
 /* Soak: what a stream's interval entries were last taken from (the tracker's cumulative counters). */
 struct soak_stream {
@@ -26,6 +27,7 @@ struct svsub_rec {
 	uint32_t defined_confrev[SV_REC_MAX_STREAMS];
 	uint32_t defined_rate[SV_REC_MAX_STREAMS];
 	uint8_t defined[SV_REC_MAX_STREAMS];
+	int64_t next_metrics_ns; /* cfg.metrics: the next copy of the writer's counters */
 };
 
 int svsub_rec_open(struct svsub_rec **out, const struct svsub_rec_cfg *cfg)
@@ -34,6 +36,7 @@ int svsub_rec_open(struct svsub_rec **out, const struct svsub_rec_cfg *cfg)
 		.path = cfg->path,
 		.tool = "svsub",
 		.clock = cfg->clock,
+		.host = cfg->host,
 	};
 	struct svsub_rec *r;
 	int err;
@@ -294,6 +297,10 @@ void svsub_rec_tick(struct svsub_rec *r, int64_t now_ns)
 	if (r->ss)
 		sv_soak_tick(&r->soak, now_ns); /* a writer error is counted by the writer */
 	sv_record_tick(r->w, now_ns);
+	if (r->cfg.metrics && now_ns >= r->next_metrics_ns) {
+		sv_metrics_health_record(r->cfg.metrics, r->w);
+		r->next_metrics_ns = now_ns + SV_NSEC_PER_SEC;
+	}
 }
 
 int svsub_rec_close(struct svsub_rec *r, struct sv_record_writer_stats *st)
@@ -310,6 +317,7 @@ int svsub_rec_close(struct svsub_rec *r, struct sv_record_writer_stats *st)
 		sv_soak_close(&r->soak, sv_clock_gettime_ns(CLOCK_MONOTONIC), r->cfg.soak_stats);
 	free(r->ss);
 	err = sv_record_writer_close_stats(r->w, &s);
+	sv_metrics_health_record_stats(r->cfg.metrics, &s);
 	if (!err && sv_record_stats_incomplete(&s))
 		err = -EIO;
 	if (st)

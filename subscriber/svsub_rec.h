@@ -44,6 +44,8 @@ struct svsub_rec_cfg {
 	const struct sv_soak_opts *soak; /* soak mode when soak->on (NULL: off) */
 	unsigned max_streams;	    /* soak: the tracker's table size (0: SVSUB_REC_SOAK_STREAMS) */
 	struct sv_soak_stats *soak_stats; /* soak: filled by svsub_rec_close (NULL: not wanted) */
+	struct sv_metrics_health *metrics; /* --metrics: the writer's counters copied here once a second */
+	const char *host;	    /* the header's host name (NULL: gethostname) */
 };
 
 /* Streams that get interval summaries in soak mode (each costs ~120 KiB a point, allocated at open). */

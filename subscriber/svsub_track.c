@@ -305,7 +305,8 @@ static int stream_lookup(struct svsub_tracker *t, uint16_t appid, const uint8_t 
 			sv_stats_init(&s->interarrival);
 			t->unpopulated += t->cfg.prefault && t->nstreams >= __atomic_load_n(&t->populated, __ATOMIC_RELAXED);
 			t->slot[i] = (int32_t)t->nstreams;
-			__atomic_store_n(&t->nstreams, t->nstreams + 1, __ATOMIC_RELAXED);
+			/* release: a reader on another thread (metrics) sees the stream's identity first */
+			__atomic_store_n(&t->nstreams, t->nstreams + 1, __ATOMIC_RELEASE);
 			return (int)t->nstreams - 1;
 		}
 		struct svsub_stream_stats *s = &t->streams[k].s;
@@ -723,6 +724,25 @@ const struct svsub_stream_stats *svsub_track_stream(struct svsub_tracker *t, uns
 	st->s.c.errors = t->appid_errors[st->s.appid] - st->errors_base;
 	st->s.clock_synchronised = svsub_track_clock_verdict(&st->s);
 	return &st->s;
+}
+
+/* ---- Readers on another thread (svsub_metrics.c) ---- */
+
+unsigned svsub_track_count_published(const struct svsub_tracker *t)
+{
+	return __atomic_load_n(&t->nstreams, __ATOMIC_ACQUIRE);
+}
+
+const struct svsub_stream_stats *svsub_track_stream_peek(const struct svsub_tracker *t, unsigned i)
+{
+	return &t->streams[i].s;
+}
+
+uint64_t svsub_track_stream_errors(const struct svsub_tracker *t, unsigned i)
+{
+	const struct stream *st = &t->streams[i];
+
+	return __atomic_load_n(&t->appid_errors[st->s.appid], __ATOMIC_RELAXED) - st->errors_base;
 }
 
 const uint64_t *svsub_track_errors(const struct svsub_tracker *t)

@@ -275,6 +275,13 @@ bool svsub_track_clock_verdict(const struct svsub_stream_stats *s);
  * learned wrap (a synchronised smpCnt counts the samples of the second); 0 unknown. */
 uint32_t svsub_stream_rate(const struct svsub_stream_stats *s);
 
+/* Readers on another thread (the metrics server, svsub_metrics.c), which never write: the streams published
+ * so far (acquire: their identity is in place), stream @i < that count as it is now (its errors and
+ * clock_synchronised fields are not brought up to date: use the two below), and its malformed frames. */
+unsigned svsub_track_count_published(const struct svsub_tracker *t);
+const struct svsub_stream_stats *svsub_track_stream_peek(const struct svsub_tracker *t, unsigned i);
+uint64_t svsub_track_stream_errors(const struct svsub_tracker *t, unsigned i);
+
 /* Malformed frames by error (index enum sv_codec_err), frames total and ASDUs of streams that did not fit. */
 const uint64_t *svsub_track_errors(const struct svsub_tracker *t);
 uint64_t svsub_track_frames(const struct svsub_tracker *t);

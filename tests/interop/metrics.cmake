@@ -12,3 +12,8 @@ set_tests_properties(interop/metrics_rules PROPERTIES LABELS interop ENVIRONMENT
 add_test(NAME interop/metrics_prometheus COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/metrics_prometheus.sh)
 set_tests_properties(interop/metrics_prometheus PROPERTIES LABELS interop RUN_SERIAL TRUE ENVIRONMENT "${SVKIT_TEST_ENV}"
 	SKIP_RETURN_CODE 77 TIMEOUT 120)
+# Phase 2: the tools themselves serve their counters (svsub --read, svpub -w: no privileges); the final scrape
+# equals their JSON summaries. svtrace and the live lab: tests/net/metrics_lab.sh.
+add_test(NAME interop/metrics_tools COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/metrics_tools.py)
+set_tests_properties(interop/metrics_tools PROPERTIES LABELS interop RUN_SERIAL TRUE ENVIRONMENT "${SVKIT_TEST_ENV}"
+	SKIP_RETURN_CODE 77 TIMEOUT 120)

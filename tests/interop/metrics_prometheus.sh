@@ -94,30 +94,5 @@ fi
 got=$(prom_value 'count(svkit:hop_latency_seconds:p99_5m{job="svkit-test"})' "$T_Q")
 [ -n "$got" ] && [ "${got%.*}" -ge 6 ] && pass "recording rules evaluated ($got hop p99 series)" || fail "recording rules: '$got'"
 
-python3 - "$SVKIT_SRC/configs/prometheus/grafana-dashboard.json" "$PROM_URL" "$T_Q" <<'EOF' || rc=1
-import json, sys, urllib.parse, urllib.request
-path, url, t = sys.argv[1], sys.argv[2], sys.argv[3]
-dash = json.load(open(path))
-stack, queries = list(dash["panels"]), []
-while stack:
-    p = stack.pop()
-    stack.extend(p.get("panels", []))
-    queries += [(p["title"], x["expr"]) for x in p.get("targets", []) if x.get("expr")]
-bad = 0
-for title, q in queries:
-    e = q.replace("$__rate_interval", "1m")
-    for v in ("$instance", "$hop", "$port"):
-        e = e.replace(v, ".*")
-    u = url + "/api/v1/query?" + urllib.parse.urlencode({"query": e, "time": t})
-    try:
-        d = json.load(urllib.request.urlopen(u, timeout=10))
-        n = len(d["data"]["result"]) if d["status"] == "success" else -1
-    except Exception as ex:  # an HTTP 400 is a query Prometheus refused
-        n, d = -1, {"error": str(ex)}
-    if n < 1:
-        bad += 1
-        print(f"FAIL: dashboard query of '{title}' returned {n} series: {e} {d.get('error', '')}")
-print(("PASS" if not bad else "FAIL") + f": {len(queries) - bad} of {len(queries)} dashboard queries run on the live Prometheus and return series")
-sys.exit(1 if bad else 0)
-EOF
+python3 "$HERE/prom_dashboard.py" "$SVKIT_SRC/configs/prometheus/grafana-dashboard.json" "$PROM_URL" "$T_Q" || rc=1
 exit $rc

@@ -2,3 +2,7 @@
 add_test(NAME interop/report_cli COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/report_cli.sh)
 set_tests_properties(interop/report_cli PROPERTIES LABELS interop ENVIRONMENT "${SVKIT_TEST_ENV}"
 	SKIP_RETURN_CODE 77 TIMEOUT 60)
+# Several hosts (issue 32): two svsub runs named by --host, one guest name: kept apart, the hosts section.
+add_test(NAME interop/report_hosts COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/report_hosts.sh)
+set_tests_properties(interop/report_hosts PROPERTIES LABELS interop ENVIRONMENT "${SVKIT_TEST_ENV}"
+	SKIP_RETURN_CODE 77 TIMEOUT 60)

@@ -37,10 +37,12 @@ PY
 	[ $? = 2 ] || fail "$name --no-such-option: not exit 2"
 }
 
-tool publisher svpub -c -i eth9 -d 2.5 -s streams[0].svid=MU09 -s priority=10
+tool publisher svpub -c -i eth9 -d 2.5 -s streams[0].svid=MU09 -s priority=10 --metrics 127.0.0.1:9460 --host hv3
 tool subscriber svsub -c --interface eth9 --backend af_packet --wrap 4000 --xdp-mode skb --umem-frames 4096 \
-	--record /tmp/x.rec --record-keep all --app overcurrent --no-block-test
-tool bpf svtrace -c -i up0 -e all --ovsdb unix:/run/x.sock --expect seen --ringbuf-kb 4096 -t 500 --record /tmp/t.rec
+	--record /tmp/x.rec --record-keep all --app overcurrent --no-block-test --metrics '[::1]:9462' --metrics-linger 30 \
+	--host hv1
+tool bpf svtrace -c -i up0 -e all --ovsdb unix:/run/x.sock --expect seen --ringbuf-kb 4096 -t 500 --record /tmp/t.rec \
+	--metrics 0.0.0.0:9461 --metrics-linger 20.5 --host hv2
 tool report svreport --config -w 5 --max-frames 100000 --expect seen --json -H /tmp/r.html
 "$BUILD/subscriber/svsub" --read x.pcap --wrap 1 >/dev/null 2>"$T/err"
 [ $? = 2 ] && grep -q "svsub: --wrap: 1 is out of range 0 or 2..65536" "$T/err" || fail "svsub --wrap 1: $(cat "$T/err")"
