@@ -22,7 +22,7 @@ void svr_fileio_free(struct fileio *f)
 }
 
 /* The same record given twice would join every frame with itself (duplicates everywhere); two runs under
- * one guest name would mix two guests. Same path, same inode, or the same (run, part, tool): one file.
+ * one guest name would mix two guests, unless they are one tool on one host restarted. Same path, same inode, or the same (run, part, tool): one file.
  * A part already read with its rotated run (svreport trace.rec*): 1, skipped. */
 static int check_twice(struct svr *r, struct fileio *f, const struct sv_rec_file_header *h)
 {
@@ -44,8 +44,10 @@ static int check_twice(struct svr *r, struct fileio *f, const struct sv_rec_file
 				 o->info.path, f->info.tool, h->run_id, h->part);
 			return -EEXIST;
 		}
+		/* another run of the same tool on the same host is the guest's tool restarted (a gap) */
 		if (f->info.guest[0] && !strcmp(o->info.guest, f->info.guest) &&
-		    (oh->run_id != h->run_id || strcmp(o->info.tool, f->info.tool))) {
+		    (oh->run_id != h->run_id || strcmp(o->info.tool, f->info.tool)) &&
+		    (strcmp(o->info.tool, f->info.tool) || strcmp(o->info.host, f->info.host))) {
 			snprintf(f->info.errmsg, sizeof(f->info.errmsg),
 				 "%.70s: guest %.40s already has the records of %.70s (another run): one guest, one run",
 				 f->info.path, f->info.guest, o->info.path);
