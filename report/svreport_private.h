@@ -319,6 +319,20 @@ bool svr_covered(struct svr *r, int slot, int64_t t);
 void svr_notrec_frame(struct svr *r, const struct jent *e, int64_t t);
 
 /* ---- svreport_soak.c ---- */
+/* a + b and a - b held at the int64 limits (times from a damaged or hostile record must not overflow) */
+static inline int64_t svr_sat_add(int64_t a, int64_t b)
+{
+	int64_t v;
+
+	return __builtin_add_overflow(a, b, &v) ? (b > 0 ? INT64_MAX : INT64_MIN) : v;
+}
+
+static inline int64_t svr_sat_sub(int64_t a, int64_t b)
+{
+	int64_t v;
+
+	return __builtin_sub_overflow(a, b, &v) ? (b < 0 ? INT64_MAX : INT64_MIN) : v;
+}
 /* A soak record of @f (INTERVAL, interval HIST, WINDOW, CLOCK, WHY): into the soak's tables. */
 void svr_soak_record(struct svr *r, unsigned fi, struct fileio *f, const struct sv_rec *rec);
 /* After the pass: the runs' gaps, the windows refused, the events by time, the worst frames' why-late. */

@@ -405,7 +405,7 @@ static void advance(struct svr *r, unsigned fi, struct fileio *f)
 			break;
 		case SV_REC_CLOCK:
 			/* on its own clock (the tool's tick clock), converted by itself */
-			f->t = f->rec.u.clock.t_ns + f->rec.u.clock.new_to_tai_ns;
+			f->t = svr_sat_add(f->rec.u.clock.t_ns, f->rec.u.clock.new_to_tai_ns);
 			break;
 		case SV_REC_WHY:
 			f->t = svr_to_tai(f, f->rec.u.why.t_to_ns);

@@ -222,14 +222,18 @@ static uint32_t global_stream(const struct fileio *f, uint32_t stream)
 	return stream < SV_REC_MAX_STREAMS && f->smap[stream] >= 0 ? (uint32_t)f->smap[stream] : UINT32_MAX;
 }
 
-/* The guest of a record at @point with guest @ev_guest: SVR_GUEST_SHARED at shared points. */
+/* The guest of a record at @point with guest @ev_guest: SVR_GUEST_SHARED at shared points, -2 when the guests'
+ * table is full (the record is not counted: svr_totals' too_many_guests says so for the events). */
 static int guest_of(struct svr *r, struct fileio *f, unsigned point, unsigned ev_guest)
 {
+	int g;
+
 	if (point < SVR_NPOINTS && point_shared(point))
 		return SVR_GUEST_SHARED;
 	if (point >= SVR_NPOINTS && ev_guest == SV_REC_GUEST_NONE)
 		return SVR_GUEST_SHARED;
-	return svr_file_guest(r, f, ev_guest);
+	g = svr_file_guest(r, f, ev_guest);
+	return g < 0 ? -2 : g;
 }
 
 /* An event into the list; an interval's event merges into one of the same file, interval, stream, guest and
@@ -474,7 +478,7 @@ static void on_clock(struct svr *r, unsigned fi, struct fileio *f, const struct 
 
 	if (!(c->flags & SV_REC_CLOCK_F_STEP))
 		return;
-	ev.t_ns = ev.end_ns = c->t_ns + c->new_to_tai_ns;
+	ev.t_ns = ev.end_ns = svr_sat_add(c->t_ns, c->new_to_tai_ns);
 	(void)f;
 	r->soak->clock_steps++;
 	event_add(r->soak, &ev, false);
@@ -485,7 +489,7 @@ static void on_why(struct svr *r, unsigned fi, const struct sv_rec_why *w)
 {
 	struct svr_soak_why y = {
 		.file = fi, .stream = w->stream, .point = w->point, .from = w->from_point, .guest = w->guest,
-		.tai_sec = w->tai_sec, .smp_cnt = w->smp_cnt, .total_ns = w->t_to_ns - w->t_from_ns,
+		.tai_sec = w->tai_sec, .smp_cnt = w->smp_cnt, .total_ns = svr_sat_sub(w->t_to_ns, w->t_from_ns),
 	};
 	unsigned slot = r->nwhy;
 
@@ -596,7 +600,7 @@ static void gaps(struct svr *r)
 		struct svr_soak_event ev = {
 			.t_ns = a->info.end_tai_ns, .end_ns = next->info.start_tai_ns, .kind = SVR_SOAK_EV_GAP,
 			.from = SV_POINT_NONE, .to = SV_POINT_NONE, .stream = UINT32_MAX, .file = ni, .hops = 1,
-			.value = next->info.start_tai_ns - a->info.end_tai_ns, .flags = a->info.clean_end ? 0 : 1,
+			.value = svr_sat_sub(next->info.start_tai_ns, a->info.end_tai_ns), .flags = a->info.clean_end ? 0 : 1,
 		};
 		ev.guest = a->info.guest[0] ? -2 : SVR_GUEST_SHARED;
 		if (ev.guest == -2) {

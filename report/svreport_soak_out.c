@@ -49,6 +49,12 @@ static void when(struct svr *r, const struct svr_soak *k, int64_t t_ns, char *bu
 		 (off < 0 ? -off : off) / 3600, (off < 0 ? -off : off) / 60 % 60, (off < 0 ? -off : off) % 60);
 }
 
+/* The soak's span in hours (0 before any interval). */
+static double soak_hours(const struct svr_soak *k)
+{
+	return k->last_tai_ns > k->first_tai_ns ? ((double)k->last_tai_ns - (double)k->first_tai_ns) / 3.6e12 : 0;
+}
+
 static const char *stream_name(struct svr *r, uint32_t s)
 {
 	return s < svr_nstreams(r) ? svr_stream(r, s)->svid : "-";
@@ -145,7 +151,7 @@ void svr_text_soak(struct svr_out *o)
 	when(o->r, k, k->first_tai_ns, a, sizeof(a));
 	when(o->r, k, k->last_tai_ns, z, sizeof(z));
 	fprintf(f, "\nsoak: %s to %s, %.1f h, intervals of %u ms%s\n", a, z,
-		(double)(k->last_tai_ns - k->first_tai_ns) / 3.6e12, k->period_ms,
+		soak_hours(k), k->period_ms,
 		k->mixed_periods ? " (files with other lengths too)" : "");
 	fprintf(f, "  verdict over the whole soak: %s (%s)\n", verdict_of(o), se->why);
 	for (unsigned i = 0; i < se->nres; i++) {
@@ -204,7 +210,7 @@ void svr_text_soak_hours(struct svr_out *o)
 	if (!k)
 		return;
 	fprintf(f, "\nsoak, hour by hour (rows of %u s)\n", k->hour_s);
-	fprintf(f, "  %-33s %9s %12s %7s %7s %7s %7s %7s %7s  %s\n", "from", "intervals", "frames", "late", "lost",
+	fprintf(f, "  %-36s %9s %12s %7s %7s %7s %7s %7s %7s  %s\n", "from", "intervals", "frames", "late", "lost",
 		"missing", "dropped", "restart", "windows", "worst");
 	for (unsigned i = 0; i < k->nhours; i++) {
 		const struct svr_soak_hour *h = &k->hours[i];
@@ -212,13 +218,13 @@ void svr_text_soak_hours(struct svr_out *o)
 
 		when(o->r, k, (k->t0_sec + (int64_t)i * k->hour_s) * SV_NSEC_PER_SEC, t, sizeof(t));
 		if (!h->intervals) {
-			fprintf(f, "  %-33s %9s  (nothing recorded)\n", t, "0");
+			fprintf(f, "  %-36s %9s  (nothing recorded)\n", t, "0");
 			continue;
 		}
 		sv_stats_format_ns(h->worst_ns, w, sizeof(w));
 		if (h->worst_hop >= 0)
 			hop_label(o->r, &k->hops[h->worst_hop], lbl, sizeof(lbl));
-		fprintf(f, "  %-33s %9u %12" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
+		fprintf(f, "  %-36s %9u %12" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
 			   " %7u  %s at %s\n",
 			t, h->intervals, h->frames, h->late, h->lost, h->missing, h->dropped, h->restarts, h->windows,
 			h->worst_hop >= 0 ? w : "-", lbl);
@@ -325,7 +331,7 @@ void svr_json_soak(struct svr_out *o)
 	sv_json_object_begin(j);
 	sv_json_kv_int(j, "first_tai_ns", k->first_tai_ns);
 	sv_json_kv_int(j, "last_tai_ns", k->last_tai_ns);
-	sv_json_kv_double(j, "hours", (double)(k->last_tai_ns - k->first_tai_ns) / 3.6e12);
+	sv_json_kv_double(j, "hours", soak_hours(k));
 	sv_json_kv_uint(j, "interval_ms", k->period_ms);
 	sv_json_kv_bool(j, "mixed_intervals", k->mixed_periods);
 	sv_json_kv_uint(j, "intervals", k->intervals);
@@ -569,7 +575,7 @@ void svr_json_soak_events(struct svr_out *o)
 		sv_json_object_begin(j);
 		sv_json_kv_int(j, "tai_ns", ev->t_ns);
 		sv_json_kv_int(j, "end_tai_ns", ev->end_ns);
-		sv_json_kv_double(j, "hours", (double)(ev->t_ns - k->t0_sec * SV_NSEC_PER_SEC) / 3.6e12);
+		sv_json_kv_double(j, "hours", ((double)ev->t_ns / 1e9 - (double)k->t0_sec) / 3600);
 		sv_json_kv_str(j, "kind", svr_soak_ev_name(ev->kind));
 		sv_json_kv_str(j, "stream", ev->stream < svr_nstreams(o->r) ? stream_name(o->r, ev->stream) : NULL);
 		sv_json_kv_str(j, "where", where);
@@ -619,9 +625,10 @@ void svr_html_soak(struct svr_out *o)
 	fputs(" to ", f);
 	svr_html_esc(f, z);
 	fprintf(f, ": %.1f h in intervals of %u ms; %" PRIu64 " intervals, %" PRIu64 " windows kept, %" PRIu64
-		   " clock step(s), %" PRIu64 " run restart(s).</p>\n<p class=\"%s\">Verdict over the whole soak: <b>%s</b> (",
-		(double)(k->last_tai_ns - k->first_tai_ns) / 3.6e12, k->period_ms, k->intervals, k->windows,
-		k->clock_steps, k->gaps, se->verdict == SVR_FAIL ? "fail" : "pass", verdict_of(o));
+		   " clock step(s), %" PRIu64 " run restart(s).</p>\n<p>Verdict over the whole soak: "
+		   "<span class=\"verdict %s\">%s</span> (",
+		soak_hours(k), k->period_ms, k->intervals, k->windows,
+		k->clock_steps, k->gaps, verdict_of(o), verdict_of(o));
 	svr_html_esc(f, se->why);
 	fputs(")</p>\n<table><tr><th>hop</th><th>count</th><th>late</th><th>lost</th><th>missing</th><th>dropped</th>"
 	      "<th>min</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th></tr>\n", f);
@@ -663,8 +670,8 @@ void svr_html_soak(struct svr_out *o)
 			svr_out_budget_value(bu, bu->limit, " frames", lim, sizeof(lim));
 			fprintf(f, "<tr><td>%s</td>", svr_stat_name(bu->stat));
 			html_cell(f, lbl);
-			fprintf(f, "<td>%s</td><td>%s</td><td class=\"%s\">%s</td></tr>\n", v, lim,
-				res->pass ? "pass" : "fail", res->pass ? "ok" : "EXCEEDED");
+			fprintf(f, "<td>%s</td><td>%s</td><td%s>%s</td></tr>\n", v, lim,
+				res->pass ? "" : " class=\"bad\"", res->pass ? "ok" : "EXCEEDED");
 		}
 		fputs("</table>\n", f);
 	}
