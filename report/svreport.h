@@ -422,6 +422,9 @@ struct svr_soak_event {
 	uint32_t hops;			/* interval events: hops of the file that counted it (merged) */
 	uint32_t flags;			/* windows: SV_REC_WINDOW_F_*; gaps: 1 the run before ended without END */
 	uint32_t triggers;		/* windows: triggers merged into it */
+	/* windows: the other files with a window of the same stream over the same time (the join of several
+	 * hosts' windows: each tool keeps its own; bit per file) */
+	uint64_t joined;
 };
 
 struct svr_soak {

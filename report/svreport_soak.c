@@ -644,6 +644,26 @@ static void worst_why(struct svr *r, struct svr_soak_worst *w)
 	}
 }
 
+/* Each window with the other files' windows of the same stream over the same time (sorted by time: the scan
+ * stops at the first window that starts after this one ends). */
+static void join_windows(struct svr_soak *k)
+{
+	for (unsigned i = 0; i < k->nevents; i++) {
+		struct svr_soak_event *a = &k->events[i];
+
+		if (a->kind != SVR_SOAK_EV_WINDOW)
+			continue;
+		for (unsigned j = i + 1; j < k->nevents && k->events[j].t_ns <= a->end_ns; j++) {
+			struct svr_soak_event *b = &k->events[j];
+
+			if (b->kind != SVR_SOAK_EV_WINDOW || b->file == a->file || b->stream != a->stream)
+				continue;
+			a->joined |= 1ull << b->file;
+			b->joined |= 1ull << a->file;
+		}
+	}
+}
+
 void svr_soak_finish(struct svr *r)
 {
 	struct svr_soak *k = r->soak;
@@ -659,6 +679,7 @@ void svr_soak_finish(struct svr *r)
 	for (unsigned i = 0; i < k->nworst; i++)
 		worst_why(r, &k->worst[i]);
 	qsort(k->events, k->nevents, sizeof(k->events[0]), cmp_event);
+	join_windows(k);
 }
 
 static int64_t soak_stat(const struct svr_soak_hop *h, unsigned stat, int64_t *err)

@@ -80,24 +80,35 @@ static void event_what(struct svr *r, const struct svr_soak_event *ev, char *buf
 {
 	const struct svr_file_info *fi = svr_file(r, ev->file);
 	char v[32];
+	size_t n = 0;
 
 	switch (ev->kind) {
 	case SVR_SOAK_EV_WINDOW: {
 		char merged[96] = "";
-		size_t n = 0;
+		size_t m = 0;
 
-		for (unsigned c = 0; c < SV_WINDOW_CLASSES && n < sizeof(merged); c++)
+		for (unsigned c = 0; c < SV_WINDOW_CLASSES && m < sizeof(merged); c++)
 			if (ev->classes >> c & 1 && c != ev->cls)
-				n += (size_t)snprintf(merged + n, sizeof(merged) - n, "%s%s", n ? ", " : "; with ",
+				m += (size_t)snprintf(merged + m, sizeof(merged) - m, "%s%s", m ? ", " : "; with ",
 						      sv_rec_window_class_name(c));
 		if (ev->cls == SV_WINDOW_LATENCY)
 			sv_stats_format_ns(ev->value, v, sizeof(v));
 		else
 			snprintf(v, sizeof(v), "%" PRId64, ev->value);
-		snprintf(buf, size, "window kept by %s (trigger %s%s), %u trigger%s, first %s%s%s", fi->tool,
-			 sv_rec_window_class_name(ev->cls), merged, ev->triggers, ev->triggers == 1 ? "" : "s", v,
-			 ev->flags & SV_REC_WINDOW_F_CUT ? ", cut at the length cap" : "",
-			 ev->flags & SV_REC_WINDOW_F_LOST ? ", some frames overwritten before written" : "");
+		n = (size_t)snprintf(buf, size, "window kept by %s on %.40s (trigger %s%s), %u trigger%s, first %s%s%s",
+				     fi->tool, fi->host, sv_rec_window_class_name(ev->cls), merged, ev->triggers,
+				     ev->triggers == 1 ? "" : "s", v,
+				     ev->flags & SV_REC_WINDOW_F_CUT ? ", cut at the length cap" : "",
+				     ev->flags & SV_REC_WINDOW_F_LOST ? ", some frames overwritten before written" : "");
+		/* the same stretch kept by other tools: their frames join this window's */
+		for (unsigned i = 0, first = 1; i < 64 && n < size; i++)
+			if (ev->joined >> i & 1) {
+				const struct svr_file_info *o = svr_file(r, i);
+
+				n += (size_t)snprintf(buf + n, size - n, "%s%s on %.40s", first ? "; joined with " : ", ",
+						      o->tool, o->host);
+				first = 0;
+			}
 		break;
 	}
 	case SVR_SOAK_EV_LOSS:
@@ -285,7 +296,7 @@ void svr_text_soak_events(struct svr_out *o)
 	fprintf(f, "\nsoak events (%u)\n", k->nevents);
 	for (unsigned i = 0; i < k->nevents; i++) {
 		const struct svr_soak_event *ev = &k->events[i];
-		char t[64], where[64], what[256];
+		char t[64], where[64], what[512];
 
 		when(o->r, k, ev->t_ns, t, sizeof(t));
 		event_where(o->r, ev, where, sizeof(where));
@@ -568,7 +579,7 @@ void svr_json_soak_events(struct svr_out *o)
 	sv_json_array_begin(j);
 	for (unsigned i = 0; i < k->nevents; i++) {
 		const struct svr_soak_event *ev = &k->events[i];
-		char where[64], what[256];
+		char where[64], what[512];
 
 		event_where(o->r, ev, where, sizeof(where));
 		event_what(o->r, ev, what, sizeof(what));
@@ -588,6 +599,12 @@ void svr_json_soak_events(struct svr_out *o)
 			sv_json_kv_str(j, "class", sv_rec_window_class_name(ev->cls));
 			sv_json_kv_uint(j, "triggers", ev->triggers);
 			sv_json_kv_uint(j, "flags", ev->flags);
+			sv_json_key(j, "joined_with");
+			sv_json_array_begin(j);
+			for (unsigned f = 0; f < 64; f++)
+				if (ev->joined >> f & 1)
+					sv_json_string(j, svr_file(o->r, f)->path);
+			sv_json_array_end(j);
 		} else if (ev->kind != SVR_SOAK_EV_GAP && ev->kind != SVR_SOAK_EV_STEP) {
 			sv_json_kv_uint(j, "hops", ev->hops);
 		} else if (ev->kind == SVR_SOAK_EV_GAP) {
@@ -762,7 +779,7 @@ void svr_html_soak_events(struct svr_out *o)
 		   "<th>what</th></tr>\n", k->nevents);
 	for (unsigned i = 0; i < k->nevents; i++) {
 		const struct svr_soak_event *ev = &k->events[i];
-		char t[64], where[64], what[256];
+		char t[64], where[64], what[512];
 
 		when(o->r, k, ev->t_ns, t, sizeof(t));
 		event_where(o->r, ev, where, sizeof(where));

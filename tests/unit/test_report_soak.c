@@ -7,7 +7,8 @@
  *    of the one flagged WHY, the soak's verdict against budgets, and the same figures in the JSON;
  *  - the synthetic soak of tests/bench/soak_gen.h (2 h, rotated parts, svsub killed and restarted): every
  *    interval of every tool counted, the histograms' counts equal to the INTERVAL records', the losses of the
- *    faults exact, the windows kept and refused as the writers counted them, one step and one gap (killed).
+ *    faults exact, the windows kept and refused as the writers counted them and joined across the hosts, one
+ *    step and one gap (killed), the HTML's plots laid out by headless Chromium.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -240,6 +241,7 @@ static void test_soak_synthetic(void **state)
 	assert_int_equal(k->events[2].cls, SV_WINDOW_LATENCY);
 	assert_int_equal(k->events[2].guest, k->hops[hop_tr].guest);
 	assert_int_equal(k->events[2].value, 1500000);
+	assert_int_equal(k->events[2].joined, 0);	/* only svtrace kept that stretch: shown all the same */
 	assert_int_equal(k->events[3].kind, SVR_SOAK_EV_STEP);
 	assert_int_equal(k->events[3].t_ns, (int64_t)(SEC0 + 45) * NS);
 	assert_int_equal(k->events[3].value, 3000000);
@@ -366,6 +368,15 @@ static void test_soak_generated(void **state)
 		refused += k->refused_cls[c];
 	assert_true(refused >= res.pub.fl.dropped[0] + res.trace.fl.dropped[0] + res.g2.fl.dropped[0]);
 	assert_int_equal(k->refused_cls[SV_WINDOW_LATENCY] >= res.g2.fl.dropped[SV_WINDOW_LATENCY], 1);
+	/* the tools trigger on the same frames: their windows join across the hosts */
+	{
+		unsigned joined = 0;
+
+		for (unsigned i = 0; i < k->nevents; i++)
+			if (k->events[i].kind == SVR_SOAK_EV_WINDOW && __builtin_popcountll(k->events[i].joined) >= 2)
+				joined++;
+		assert_true(joined >= k->windows / 2);
+	}
 	/* the step and the restart */
 	assert_int_equal(k->clock_steps, 1);
 	assert_int_equal(k->gaps, 1);
