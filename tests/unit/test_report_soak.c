@@ -412,6 +412,13 @@ static void test_soak_generated(void **state)
 		assert_int_equal(svr_write_html(r, &b, &e, NULL, NULL, f), 0);
 		chromium_probe(f);
 		assert_int_equal(fclose(f), 0);
+		/* T1-T2b's timelines draw its budget (max 100 us) */
+		{
+			char cmd[512];
+
+			snprintf(cmd, sizeof(cmd), "grep -q '>max 100us</text>' '%s'", path_of("soak.html"));
+			assert_int_equal(system(cmd), 0);
+		}
 		if (chromium_present()) {
 			chromium_svgs(path_of("soak.html"), &c);
 			print_message("chromium laid out %u svg plots, %u with a size, %u drawn\n", c.n, c.sized,
