@@ -352,7 +352,7 @@ struct svr_soak_point {
 };
 
 struct svr_soak_hop {
-	uint8_t from, to;
+	uint8_t from, to;		/* from == to: the counts of a point alone (INTERVAL from_point 255) */
 	int guest;			/* SVR_GUEST_SHARED for hops between shared points */
 	uint64_t files;			/* bit per input file that wrote it */
 	struct sv_stats hist;		/* every interval HIST of the hop merged */

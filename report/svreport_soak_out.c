@@ -15,12 +15,21 @@
 
 /* ---- what the three formats share ---- */
 
+/* "T1-T2b", or "T2a" for the counts of a point alone (INTERVAL from_point 255). */
+static void hop_name(const struct svr_soak_hop *h, char *buf, size_t size)
+{
+	if (h->from == h->to)
+		snprintf(buf, size, "%s", sv_point_name(h->to));
+	else
+		sv_hop_format(h->from, h->to, buf, size);
+}
+
 /* "T1-T2b g1", "Ts-T0" (a shared hop). */
 static void hop_label(const struct svr *r, const struct svr_soak_hop *h, char *buf, size_t size)
 {
 	char hn[16];
 
-	sv_hop_format(h->from, h->to, hn, sizeof(hn));
+	hop_name(h, hn, sizeof(hn));
 	if (h->guest < 0)
 		snprintf(buf, size, "%s", hn);
 	else
@@ -326,7 +335,7 @@ static void json_hop_name(struct sv_json *j, struct svr *r, const struct svr_soa
 {
 	char hn[16];
 
-	sv_hop_format(h->from, h->to, hn, sizeof(hn));
+	hop_name(h, hn, sizeof(hn));
 	sv_json_kv_str(j, "hop", hn);
 	sv_json_kv_str(j, "guest", svr_out_guest(r, h->guest, NULL));
 }

@@ -116,7 +116,7 @@ static bool has(const char *json, const char *s)
 
 static void test_soak_synthetic(void **state)
 {
-	struct sv_record_writer *pub, *tr, *g1a, *g1b;
+	struct sv_record_writer *pub, *tr, *g1a, *g1b = NULL;
 	struct sv_rec_name n = {.name_kind = SV_REC_NAME_GUEST, .id = 1};
 	static struct svr_eval e;
 	struct svr_budgets b = {.n = 2, .clock_tolerance_ns = -1};
@@ -169,6 +169,13 @@ static void test_soak_synthetic(void **state)
 		}
 		interval(tr, SV_POINT_T1, SV_POINT_T2A, 1, i, i == 3 ? 1500000 : 0, 0,
 			 i == 3 ? SV_REC_INTERVAL_F_WHY : 0);
+		if (!i) {	/* svtrace's counts at T1 alone (no latency): a row of its own */
+			struct sv_rec_interval p1 = {.point = SV_POINT_T1, .from_point = SV_POINT_NONE,
+						     .guest = SV_REC_GUEST_NONE, .tai_sec = SEC0, .period_ms = 10000,
+						     .frames = 40000, .samples = 40000};
+
+			assert_int_equal(sv_record_write_interval(tr, &p1), 0);
+		}
 		/* svsub of guest 1: intervals 0-2, stopped at SEC0 + 30; a new run from SEC0 + 40 (4, 5) */
 		if (i < 3)
 			interval(g1a, SV_POINT_TS, SV_POINT_T3, SV_REC_GUEST_NONE, i, 0, 0, 0);
@@ -194,8 +201,13 @@ static void test_soak_synthetic(void **state)
 	assert_int_equal(svr_run(r), 0);
 	k = svr_soak_get(r);
 	assert_non_null(k);
-	assert_int_equal(k->nhops, 3);
+	assert_int_equal(k->nhops, 4);
 	for (unsigned i = 0; i < k->nhops; i++) {
+		if (k->hops[i].from == k->hops[i].to) {	/* the point alone */
+			assert_int_equal(k->hops[i].to, SV_POINT_T1);
+			assert_int_equal(k->hops[i].frames, 40000);
+			assert_int_equal(k->hops[i].hists, 0);
+		}
 		if (k->hops[i].to == SV_POINT_T0)
 			hop_pub = (int)i;
 		if (k->hops[i].to == SV_POINT_T2A)
@@ -207,7 +219,7 @@ static void test_soak_synthetic(void **state)
 	assert_int_equal(k->hops[hop_pub].guest, SVR_GUEST_SHARED);
 	assert_string_equal(svr_guest_name(r, (unsigned)k->hops[hop_tr].guest), "g1");
 	assert_int_equal(k->hops[hop_g1].guest, k->hops[hop_tr].guest);
-	assert_int_equal(k->intervals, 6 + 6 + 5);
+	assert_int_equal(k->intervals, 6 + 6 + 1 + 5);
 	assert_int_equal(k->hops[hop_g1].intervals, 5);
 	assert_int_equal(k->hops[hop_pub].lost, 40);
 	assert_int_equal(k->hops[hop_pub].late, 1);
@@ -282,6 +294,7 @@ static void test_soak_synthetic(void **state)
 	assert_int_equal(svr_write_json(r, &b, &e, NULL, mf), 0);
 	fclose(mf);
 	assert_true(has(json, "\"run_restarts\": 1"));
+	assert_true(has(json, "\"hop\": \"T1\""));
 	assert_true(has(json, "\"clock_steps\": 1"));
 	assert_true(has(json, "\"kind\": \"gap\""));
 	assert_true(has(json, "\"end_tai_ns\": 1800000040000000000"));
