@@ -166,8 +166,9 @@ struct svr {
 	uint8_t budget_pairs[SVR_MAX_BUDGETS][2];
 	unsigned nbudget_pairs;
 	struct svr_soak *soak;		/* NULL until a soak record (svreport_soak.c) */
-	struct svr_soak_why *why;	/* SVR_SOAK_WHY, with soak */
+	struct svr_soak_why *why;	/* SVR_SOAK_WHY longest why-late records (at the first one) */
 	unsigned nwhy;
+	uint64_t whys;			/* why-late records read */
 };
 
 static inline int pair_idx(unsigned a, unsigned b)

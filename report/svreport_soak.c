@@ -69,12 +69,8 @@ static struct svr_soak *soak_of(struct svr *r)
 	if (!k)
 		return NULL;
 	k->hops = calloc(SVR_SOAK_HOPS, sizeof(*k->hops));
-	r->why = calloc(SVR_SOAK_WHY, sizeof(*r->why));
-	if (!k->hops || !r->why) {
-		free(k->hops);
+	if (!k->hops) {
 		free(k);
-		free(r->why);
-		r->why = NULL;
 		return NULL;
 	}
 	k->t0_sec = INT64_MIN;
@@ -493,7 +489,14 @@ static void on_why(struct svr *r, unsigned fi, const struct sv_rec_why *w)
 	};
 	unsigned slot = r->nwhy;
 
-	r->soak->whys++;
+	/* svtrace writes why-late records with or without soak mode: kept apart from the soak's tables, so that a
+	 * run without soak records has no soak report */
+	if (!r->why) {
+		r->why = calloc(SVR_SOAK_WHY, sizeof(*r->why));
+		if (!r->why)
+			return;
+	}
+	r->whys++;
 	for (unsigned c = 0; c < SV_REC_WHY_SLOTS; c++) {
 		unsigned i;
 
@@ -525,8 +528,11 @@ static void on_why(struct svr *r, unsigned fi, const struct sv_rec_why *w)
 
 void svr_soak_record(struct svr *r, unsigned fi, struct fileio *f, const struct sv_rec *rec)
 {
-	if (rec->kind != SV_REC_WHY)
-		f->soak = true;
+	if (rec->kind == SV_REC_WHY) {
+		on_why(r, fi, &rec->u.why);
+		return;
+	}
+	f->soak = true;
 	if (!soak_of(r))
 		return;
 	switch (rec->kind) {
@@ -541,9 +547,6 @@ void svr_soak_record(struct svr *r, unsigned fi, struct fileio *f, const struct 
 		break;
 	case SV_REC_CLOCK:
 		on_clock(r, fi, f, &rec->u.clock);
-		break;
-	case SV_REC_WHY:
-		on_why(r, fi, &rec->u.why);
 		break;
 	default:
 		break;
@@ -676,6 +679,7 @@ void svr_soak_finish(struct svr *r)
 			k->refused_cls[c] += r->f[i]->win_refused[c];
 		k->refused_busy += r->f[i]->win_busy;
 	}
+	k->whys = r->whys;
 	for (unsigned i = 0; i < k->nworst; i++)
 		worst_why(r, &k->worst[i]);
 	qsort(k->events, k->nevents, sizeof(k->events[0]), cmp_event);

@@ -322,6 +322,61 @@ static void test_soak_synthetic(void **state)
 	svr_destroy(r);
 }
 
+/* Records without soak records (svtrace writes why-late records in either mode): no soak report, and the
+ * per-frame percentiles stay exact. */
+static void test_soak_none(void **state)
+{
+	struct sv_record_writer *tr;
+	struct sv_rec_why y = {.point = SV_POINT_T2A, .stream = 0, .from_point = SV_POINT_T1, .guest = 1,
+			       .tai_sec = SEC0, .smp_cnt = 3, .t_from_ns = (int64_t)SEC0 * NS};
+	struct sv_rec_name n = {.name_kind = SV_REC_NAME_GUEST, .id = 1, .name = "vnet0"};
+	static struct svr_eval e;
+	struct svr_budgets b;
+	struct svr_hop h;
+	struct svr *r;
+	char *json = NULL;
+	size_t jlen = 0;
+	FILE *mf;
+
+	(void)state;
+	now_tai = (int64_t)SEC0 * NS;
+	tr = wopen("nosoak.rec", "svtrace", "hyper1");
+	assert_int_equal(sv_record_define_name(tr, &n), 0);
+	for (unsigned k = 0; k < 4000; k++) {
+		int64_t ts = sv_sample_time_ns(SEC0 + k / 4000, k % 4000, 4000);
+		struct sv_rec_event ev = {.point = SV_POINT_T1, .t_ns = ts + 20000, .tai_sec = SEC0 + k / 4000,
+					  .smp_cnt = (uint16_t)(k % 4000), .ts_src = SV_TS_BPF,
+					  .guest = SV_REC_GUEST_NONE};
+
+		assert_int_equal(sv_record_write_event(tr, &ev), 0);
+		ev.point = SV_POINT_T2A;
+		ev.guest = 1;
+		ev.t_ns += 5000 + k;
+		assert_int_equal(sv_record_write_event(tr, &ev), 0);
+	}
+	y.ns[SV_WHY_CARRIED] = 8000;
+	y.t_to_ns = y.t_from_ns + 8000;
+	assert_int_equal(sv_record_write_why(tr, &y), 0);
+	close_at(tr, (int64_t)(SEC0 + 2) * NS);
+	assert_int_equal(svr_create(&r, NULL), 0);
+	assert_int_equal(svr_add_file(r, path_of("nosoak.rec"), NULL), 0);
+	assert_int_equal(svr_run(r), 0);
+	assert_null(svr_soak_get(r));
+	assert_int_equal(svr_hop_get(r, SV_POINT_T1, SV_POINT_T2A, 0, -1, &h), 0);
+	assert_int_equal(h.count, 4000);
+	assert_true(h.lat.exact);
+	svr_budgets_default(&b);
+	svr_evaluate(r, &b, &e);
+	assert_false(e.soak.present);
+	mf = open_memstream(&json, &jlen);
+	assert_int_equal(svr_write_json(r, &b, &e, NULL, mf), 0);
+	fclose(mf);
+	assert_true(has(json, "\"soak\": null"));
+	assert_true(has(json, "\"soak_events\": null"));
+	free(json);
+	svr_destroy(r);
+}
+
 /* tests/bench/soak_gen.h, 2 h: the figures the generator's schedule makes. */
 static void test_soak_generated(void **state)
 {
@@ -448,6 +503,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_soak_synthetic),
+		cmocka_unit_test(test_soak_none),
 		cmocka_unit_test(test_soak_generated),
 	};
 
