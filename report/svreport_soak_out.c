@@ -173,6 +173,8 @@ void svr_text_soak(struct svr_out *o)
 	fprintf(f, "\nsoak: %s to %s, %.1f h, intervals of %u ms%s\n", a, z,
 		soak_hours(k), k->period_ms,
 		k->mixed_periods ? " (files with other lengths too)" : "");
+	fputs("  (a soak record's frames are its windows' only, all the per-frame sections above show of it; these "
+	      "cover the whole soak)\n", f);
 	fprintf(f, "  verdict over the whole soak: %s (%s)\n", verdict_of(o), se->why);
 	for (unsigned i = 0; i < se->nres; i++) {
 		const struct svr_soak_result *res = &se->res[i];
@@ -656,7 +658,8 @@ void svr_html_soak(struct svr_out *o)
 		soak_hours(k), k->period_ms, k->intervals, k->windows,
 		k->clock_steps, k->gaps, verdict_of(o), verdict_of(o));
 	svr_html_esc(f, se->why);
-	fputs(")</p>\n<table><tr><th>hop</th><th>count</th><th>late</th><th>lost</th><th>missing</th><th>dropped</th>"
+	fputs(")</p>\n<p>A soak record's frames are its windows' only, all the per-frame sections above show of it; "
+	      "the soak's sections cover the whole soak.</p>\n<table><tr><th>hop</th><th>count</th><th>late</th><th>lost</th><th>missing</th><th>dropped</th>"
 	      "<th>min</th><th>p50</th><th>p99</th><th>p99.9</th><th>max</th></tr>\n", f);
 	for (unsigned i = 0; i < k->nhops; i++) {
 		const struct svr_soak_hop *h = &k->hops[i];
