@@ -325,10 +325,143 @@ static inline bool svr_hop_unsync(const struct svr_clock *c, const struct svr_ho
 	return !c->ok && (c->single_host || h->cross_host);
 }
 
+/* ---- Soak (svreport_soak.c): INTERVAL, interval HIST, WINDOW, CLOCK and WHY records ---------- */
+/*
+ * A soak's records (docs/record-format.md "Soak records") are read in the same merged pass, into tables of a
+ * fixed size allocated at the first soak record: memory does not grow with the soak's length. Per (hop,
+ * guest): the interval HIST records merged (the whole soak's percentiles, with their bucket error), the
+ * counters of its INTERVAL records, a timeline of at most SVR_SOAK_POINTS points (a point covers one
+ * interval, then 2, 4 ... as the soak grows: it holds the largest p50, p99 and max of its intervals) and
+ * rows of an hour (2 h, 4 h ... past SVR_SOAK_HOURS). Besides: the worst intervals, the events (windows,
+ * losses, drops, restarts, changes, run restarts, clock steps; the first SVR_SOAK_EVENTS listed, the others
+ * counted), the largest why-late records (to name the worst frames' causes).
+ */
+#define SVR_SOAK_HOPS 32		/* (hop, guest) pairs */
+#define SVR_SOAK_POINTS 512		/* timeline points per hop */
+#define SVR_SOAK_HOURS 168		/* hourly rows (a week; past it a row covers 2 h, 4 h ...) */
+#define SVR_SOAK_WORST 16		/* worst intervals listed */
+#define SVR_SOAK_EVENTS 4096		/* events listed (the others counted) */
+#define SVR_SOAK_WHY 256		/* why-late records kept (the longest hops) */
+#define SVR_SOAK_CAUSES 3		/* causes shown per why-late */
+
+struct svr_soak_point {
+	uint32_t intervals;		/* interval histograms in it */
+	int64_t p50, p99, max;		/* the largest of its intervals' (ns) */
+	uint64_t count, late, lost, dropped;	/* lost: samples lost + frames missing */
+	bool window;			/* a window of this hop's guest (or every guest) starts in it */
+};
+
+struct svr_soak_hop {
+	uint8_t from, to;		/* from == to: the counts of a point alone (INTERVAL from_point 255) */
+	int guest;			/* SVR_GUEST_SHARED for hops between shared points */
+	uint64_t files;			/* bit per input file that wrote it */
+	struct sv_stats hist;		/* every interval HIST of the hop merged */
+	uint64_t hists, intervals;	/* HIST and INTERVAL records */
+	uint64_t frames, samples, count, late, lost, missing, dropped, duplicate, reordered, outliers, errors,
+		restarts, changes, strays, first_partial, saturated;
+	int64_t worst_ns;		/* the largest latency of any interval (INTERVAL worst_ns) */
+	uint32_t worst_stream, worst_tai_sec;	/* its frame (global stream) */
+	uint16_t worst_smp_cnt;
+	struct svr_soak_point pts[SVR_SOAK_POINTS];
+	int64_t hour_p99[SVR_SOAK_HOURS], hour_max[SVR_SOAK_HOURS];	/* the largest of the row's intervals */
+};
+
+struct svr_soak_hour {
+	uint32_t intervals;		/* INTERVAL records */
+	uint64_t frames, late, lost, missing, dropped, restarts, changes;
+	uint32_t windows;		/* windows kept that start in it */
+	int64_t worst_ns;		/* the row's largest latency, */
+	int worst_hop;			/* at this hop (-1 none) */
+};
+
+struct svr_soak_worst {
+	int hop;			/* index in svr_soak.hops */
+	unsigned file;
+	uint32_t tai_sec, period_ms;	/* the interval */
+	uint32_t stream;		/* global stream, UINT32_MAX unknown */
+	uint32_t worst_tai_sec;
+	uint16_t worst_smp_cnt;
+	int64_t worst_ns;
+	uint32_t late;			/* frames of the key over the threshold in the interval */
+	uint8_t flags;			/* SV_REC_INTERVAL_F_* */
+	uint8_t point;			/* the hop's end, as recorded */
+	uint16_t rec_guest;		/* the guest and stream as recorded (the why-late lookup) */
+	uint32_t rec_stream;
+	bool why_found;			/* flag WHY and its record was found: causes below */
+	int64_t why_ns;			/* the why-late record's hop (t_to - t_from) */
+	uint8_t why_from, why_to;	/* its hop */
+	unsigned ncauses;
+	uint8_t cause[SVR_SOAK_CAUSES];	/* enum sv_rec_why_cause, largest first */
+	int64_t cause_ns[SVR_SOAK_CAUSES];
+};
+
+enum svr_soak_ev_kind {
+	SVR_SOAK_EV_WINDOW,		/* a flight-recorder window kept */
+	SVR_SOAK_EV_LOSS,		/* samples lost (smpCnt gaps) in an interval */
+	SVR_SOAK_EV_MISSING,		/* frames seen upstream, never here (svtrace) */
+	SVR_SOAK_EV_DROP,		/* frames dropped */
+	SVR_SOAK_EV_RESTART,		/* the sample counter restarted */
+	SVR_SOAK_EV_CHANGE,		/* confRev, quality or simulation changed */
+	SVR_SOAK_EV_GAP,		/* a tool's run ended and a new run (new run_id) started: not recorded between */
+	SVR_SOAK_EV_STEP,		/* a tool's clock -> TAI conversion stepped (CLOCK record) */
+	SVR_SOAK_EV__COUNT,
+};
+/* "window", "loss", "missing", "drop", "restart", "change", "gap", "clock step". */
+const char *svr_soak_ev_name(unsigned kind);
+
+struct svr_soak_event {
+	int64_t t_ns;			/* TAI: the interval's start, the window's trigger, the gap's start, the step */
+	int64_t end_ns;			/* TAI: the interval's, window's or gap's end (t_ns for a step) */
+	uint8_t kind;			/* enum svr_soak_ev_kind */
+	uint8_t cls, classes;		/* windows: first trigger class, bits of every class merged */
+	uint8_t from, to;		/* the hop (from SV_POINT_NONE: a point, to SV_POINT_NONE: none) */
+	int guest;			/* guest index, SVR_GUEST_SHARED none or every guest */
+	uint32_t stream;		/* global stream, UINT32_MAX none */
+	unsigned file;			/* the file that recorded it */
+	int64_t value;			/* samples/frames (loss, drop...), the trigger's measure, the step (ns) */
+	uint32_t hops;			/* interval events: hops of the file that counted it (merged) */
+	uint32_t flags;			/* windows: SV_REC_WINDOW_F_*; gaps: 1 the run before ended without END */
+	uint32_t triggers;		/* windows: triggers merged into it */
+	/* windows: the other files with a window of the same stream over the same time (the join of several
+	 * hosts' windows: each tool keeps its own; bit per file) */
+	uint64_t joined;
+};
+
+struct svr_soak {
+	unsigned nhops;
+	struct svr_soak_hop *hops;	/* SVR_SOAK_HOPS, in the order first seen */
+	uint64_t hops_dropped;		/* records of (hop, guest) pairs past SVR_SOAK_HOPS */
+	int64_t t0_sec;			/* TAI second of timeline point 0 and hour row 0 (a whole hour) */
+	uint32_t pt_width_s;		/* seconds per timeline point */
+	unsigned npts;			/* timeline points in use */
+	uint32_t period_ms;		/* the intervals' length (the first seen; 0 none) */
+	bool mixed_periods;		/* files with different interval lengths */
+	uint32_t hour_s;		/* seconds per hourly row (3600, 7200 ...) */
+	unsigned nhours;
+	struct svr_soak_hour hours[SVR_SOAK_HOURS];
+	int64_t first_tai_ns, last_tai_ns;	/* the soak's span: first interval's start, last one's end */
+	uint64_t intervals, hists, windows, clock_steps, gaps, whys;
+	uint64_t windows_cls[SV_WINDOW_CLASSES];	/* kept, per first trigger class */
+	uint64_t refused_cls[SV_WINDOW_CLASSES];	/* not kept by the budget (the writers' counts) */
+	uint64_t refused_busy;
+	unsigned nworst;
+	struct svr_soak_worst worst[SVR_SOAK_WORST];	/* worst first */
+	unsigned nevents;
+	struct svr_soak_event events[SVR_SOAK_EVENTS];	/* by time after svr_run() */
+	uint64_t events_unlisted[SVR_SOAK_EV__COUNT];	/* past SVR_SOAK_EVENTS */
+	uint64_t events_total[SVR_SOAK_EV__COUNT];
+};
+/* The soak's tables, NULL when the input has no soak record (INTERVAL, interval HIST, WINDOW, CLOCK). */
+const struct svr_soak *svr_soak_get(const struct svr *r);
+/* The soak's whole-run summary of hop @h (from its merged interval histograms, errors from the buckets). */
+void svr_soak_hop_summary(const struct svr_soak_hop *h, struct sv_stats_summary *s);
+
 /* ---- Budgets (svreport_budget.c) ------------------------------------------------------------ */
 enum svr_stat { SVR_STAT_MIN, SVR_STAT_P50, SVR_STAT_P99, SVR_STAT_P999, SVR_STAT_P9999, SVR_STAT_MAX,
 		SVR_STAT_LOST, SVR_STAT_COUNT_ };
 const char *svr_stat_name(unsigned s);	/* "min" ... "lost" */
+/* Latency statistic @stat (not SVR_STAT_LOST: 0) of @s, *@err its error bound (0 exact). */
+int64_t svr_summary_stat(const struct sv_stats_summary *s, unsigned stat, int64_t *err);
 
 struct svr_budget {
 	uint8_t from, to;
@@ -367,8 +500,26 @@ struct svr_eval {
 	unsigned nres[SVR_MAX_BUDGETS];
 	struct svr_clock clock;
 	char why[256];			/* one line: why this verdict */
+	/* The soak's verdict (svr_soak_get() not NULL): every budget against the soak's hops, from the whole
+	 * soak's merged interval histograms (latency) and interval counters (lost: samples lost + frames
+	 * missing). A soak that fails makes the report's verdict FAIL. */
+	struct svr_soak_eval {
+		bool present;
+		enum svr_verdict verdict;
+		unsigned evaluated, failed;
+		unsigned nres;
+		struct svr_soak_result {
+			unsigned budget;	/* index in the budgets */
+			unsigned hop;		/* index in svr_soak.hops */
+			bool pass;
+			int64_t value, err;	/* err: the bucket's error bound (0 exact) */
+		} res[64];
+		char why[256];
+	} soak;
 };
 void svr_evaluate(struct svr *r, const struct svr_budgets *b, struct svr_eval *e);
+/* The soak's part of svr_evaluate(): @e->soak (present false when the input has no soak record). */
+void svr_soak_evaluate(struct svr *r, const struct svr_budgets *b, struct svr_eval *e);
 
 /* ---- cyclictest (svreport_cyclic.c) --------------------------------------------------------- */
 #define SVR_CT_MAX_US 10000

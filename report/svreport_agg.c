@@ -97,6 +97,12 @@ static void series_add(struct svr *r, struct svr_series *s, int64_t v, bool exac
 	sv_stats_add(s->hist, v);
 	if (!exact || s->inexact)
 		return;
+	/* a soak's frames are its windows' only, more of them the longer it runs: kept in histograms, so that
+	 * the memory does not grow with the soak (svreport_soak.c) */
+	if (r->soak) {
+		s->inexact = true;
+		goto drop;
+	}
 	if (v > INT32_MAX || v < INT32_MIN) {
 		s->overflow = s->inexact = true;
 		goto drop;

@@ -128,30 +128,36 @@ int svr_budgets_load(struct svr_budgets *b, const char *path, char *errbuf, size
 	return 0;
 }
 
-static int64_t stat_value(const struct svr_hop *h, unsigned stat, int64_t *err)
+int64_t svr_summary_stat(const struct sv_stats_summary *s, unsigned stat, int64_t *err)
 {
 	*err = 0;
 	switch (stat) {
 	case SVR_STAT_MIN:
-		return h->lat.min;
+		return s->min;
 	case SVR_STAT_P50:
-		*err = h->lat.p50_err;
-		return h->lat.p50;
+		*err = s->p50_err;
+		return s->p50;
 	case SVR_STAT_P99:
-		*err = h->lat.p99_err;
-		return h->lat.p99;
+		*err = s->p99_err;
+		return s->p99;
 	case SVR_STAT_P999:
-		*err = h->lat.p999_err;
-		return h->lat.p999;
+		*err = s->p999_err;
+		return s->p999;
 	case SVR_STAT_P9999:
-		*err = h->lat.p9999_err;
-		return h->lat.p9999;
+		*err = s->p9999_err;
+		return s->p9999;
 	case SVR_STAT_MAX:
-		return h->lat.max;
-	case SVR_STAT_LOST:
-		return (int64_t)h->lost;
+		return s->max;
 	}
 	return 0;
+}
+
+static int64_t stat_value(const struct svr_hop *h, unsigned stat, int64_t *err)
+{
+	*err = 0;
+	if (stat == SVR_STAT_LOST)
+		return (int64_t)h->lost;
+	return svr_summary_stat(&h->lat, stat, err);
 }
 
 void svr_evaluate(struct svr *r, const struct svr_budgets *b, struct svr_eval *e)
@@ -196,7 +202,12 @@ void svr_evaluate(struct svr *r, const struct svr_budgets *b, struct svr_eval *e
 	for (unsigned g = 0; g < svr_nguests(r); g++)
 		if (svr_guest_silent(r, g, &lost))
 			e->silent++;
-	if (e->failed || e->silent) {
+	svr_soak_evaluate(r, b, e);
+	if (e->soak.verdict == SVR_FAIL && !e->failed && !e->silent) {
+		/* a soak judged over its whole length fails the report whatever its windows' frames say */
+		e->verdict = SVR_FAIL;
+		snprintf(e->why, sizeof(e->why), "%s", e->soak.why);
+	} else if (e->failed || e->silent) {
 		e->verdict = SVR_FAIL;
 		len = 0;
 		if (e->failed)

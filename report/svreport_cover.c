@@ -91,7 +91,8 @@ static enum cover cover_at(struct svr *r, int slot, int64_t t)
 		const struct fileio *f = r->f[i];
 
 		m &= m - 1;
-		if (t < f->info.start_tai_ns || t > f->info.end_tai_ns || unkeyed_at(f, t))
+		/* a soak file's events are its windows only: its INTERVAL records count its loss */
+		if (f->soak || t < f->info.start_tai_ns || t > f->info.end_tai_ns || unkeyed_at(f, t))
 			continue;
 		if (!f->nunrec || !svr_unrec_at(f, t, p))
 			return COV_YES;

@@ -22,8 +22,8 @@ void svr_fileio_free(struct fileio *f)
 }
 
 /* The same record given twice would join every frame with itself (duplicates everywhere); two runs under
- * one guest name would mix two guests. Same path, same inode, or the same (run, part, tool): one file.
- * A part already read with its rotated run (svreport trace.rec*): 1, skipped. */
+ * one guest name would mix two guests, unless they are one tool on one host restarted. Same path, same
+ * inode, or the same (run, part, tool): one file. A part already read with its rotated run (svreport trace.rec*): 1, skipped. */
 static int check_twice(struct svr *r, struct fileio *f, const struct sv_rec_file_header *h)
 {
 	for (unsigned i = 0; i + 1 < r->nfiles; i++) {
@@ -44,9 +44,10 @@ static int check_twice(struct svr *r, struct fileio *f, const struct sv_rec_file
 				 o->info.path, f->info.tool, h->run_id, h->part);
 			return -EEXIST;
 		}
-		/* (another host's guest of that name is another guest: HOST:NAME, svreport_hosts.c) */
-		if (f->info.guest[0] && !strcmp(o->info.guest, f->info.guest) && !strcmp(oh->host, h->host) &&
-		    (oh->run_id != h->run_id || strcmp(o->info.tool, f->info.tool))) {
+		/* another host's guest of that name is another guest (HOST:NAME, svreport_hosts.c); another run of
+		 * the same tool on the same host is the guest's tool restarted (a gap) */
+		if (f->info.guest[0] && !strcmp(o->info.guest, f->info.guest) && !strcmp(o->info.host, f->info.host) &&
+		    strcmp(o->info.tool, f->info.tool)) {
 			snprintf(f->info.errmsg, sizeof(f->info.errmsg),
 				 "%.70s: guest %.40s already has the records of %.70s (another run): one guest, one run",
 				 f->info.path, f->info.guest, o->info.path);

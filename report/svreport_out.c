@@ -32,6 +32,16 @@ const struct svr_section svr_sections[SVR_SEC__COUNT] = {
 	/* the JSON has every hop of every guest in "hops" */
 	[SVR_SEC_COMPARE] = {"guests side by side", {[T] = svr_text_compare, [H] = svr_html_compare}},
 	[SVR_SEC_HOPS] = {"hops", {[T] = svr_text_hops, [J] = svr_json_hops, [H] = svr_html_hops}},
+	/* a soak's records (INTERVAL, WINDOW ...): nothing when there are none */
+	[SVR_SEC_SOAK] = {"soak", {[T] = svr_text_soak, [J] = svr_json_soak, [H] = svr_html_soak}},
+	/* the text's is the hourly table's worst per hour (a timeline is a plot) */
+	[SVR_SEC_SOAK_TIMELINE] = {"soak timeline", {[J] = svr_json_soak_timeline, [H] = svr_html_soak_timeline}},
+	[SVR_SEC_SOAK_HOURS] = {"soak hours", {[T] = svr_text_soak_hours, [J] = svr_json_soak_hours,
+					       [H] = svr_html_soak_hours}},
+	[SVR_SEC_SOAK_WORST] = {"soak worst intervals", {[T] = svr_text_soak_worst, [J] = svr_json_soak_worst,
+							 [H] = svr_html_soak_worst}},
+	[SVR_SEC_SOAK_EVENTS] = {"soak events", {[T] = svr_text_soak_events, [J] = svr_json_soak_events,
+						 [H] = svr_html_soak_events}},
 	/* the HTML's is the frames not recorded, per point */
 	[SVR_SEC_TOTALS] = {"totals", {[T] = svr_text_totals, [J] = svr_json_totals, [H] = svr_html_totals}},
 	/* the HTML plots the points' pacing */

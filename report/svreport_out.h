@@ -57,6 +57,11 @@ enum svr_section_id {	/* in the report's order */
 	SVR_SEC_BUDGETS,	/* each budget against each guest */
 	SVR_SEC_COMPARE,	/* the same hops of every guest, side by side */
 	SVR_SEC_HOPS,		/* per hop, guest and stream: count, lost, missing, latency */
+	SVR_SEC_SOAK,		/* soak: its span, windows, the verdict over it, per hop the whole soak's latency */
+	SVR_SEC_SOAK_TIMELINE,	/* soak: per hop p50, p99, max per interval (the windows, losses, gaps marked) */
+	SVR_SEC_SOAK_HOURS,	/* soak: the hourly table */
+	SVR_SEC_SOAK_WORST,	/* soak: the worst intervals, their worst frames and why late */
+	SVR_SEC_SOAK_EVENTS,	/* soak: windows, losses, drops, restarts, changes, run gaps, clock steps */
 	SVR_SEC_TOTALS,		/* what was not joined, not recorded, or keyed late */
 	SVR_SEC_POINTS,		/* per point: frames, duplicates, reordered, dropped, missing, pacing */
 	SVR_SEC_HISTOGRAMS,	/* latency histogram per hop */
@@ -116,6 +121,10 @@ svr_emit_fn svr_html_verdict, svr_html_setup, svr_html_clock, svr_html_warnings,
 	svr_html_late, svr_html_drops, svr_html_totals, svr_html_disturbance;
 
 svr_emit_fn svr_text_why, svr_json_why, svr_html_why;
+/* soak sections (svreport_soak_out.c: the three formats of each) */
+svr_emit_fn svr_text_soak, svr_text_soak_hours, svr_text_soak_worst, svr_text_soak_events;
+svr_emit_fn svr_json_soak, svr_json_soak_timeline, svr_json_soak_hours, svr_json_soak_worst, svr_json_soak_events;
+svr_emit_fn svr_html_soak, svr_html_soak_timeline, svr_html_soak_hours, svr_html_soak_worst, svr_html_soak_events;
 
 /* ---- the HTML's pieces (svreport_html.c) and plots (svreport_plot.c) ---- */
 /* @s escaped for HTML text and attributes. */
@@ -137,6 +146,8 @@ void svr_plot_cdf(FILE *f, struct svr *r, int g, uint8_t (*pairs)[2], unsigned n
 void svr_plot_pacing(struct svr_out *o);
 /* Frames lost per time bin, per guest. */
 void svr_plot_loss(FILE *f, struct svr *r);
+/* Soak hop @hop's timeline (p50, p99, max per point), its budgets, windows, losses and gaps marked. */
+void svr_plot_soak_timeline(FILE *f, struct svr *r, unsigned hop, const struct svr_budgets *b);
 /* cyclictest's histogram. */
 void svr_plot_cyclic(FILE *f, const struct svr_cyclic *ct);
 /* A disturbance record: its heading, then its phase currents around its trigger, the trip marked. */

@@ -602,3 +602,113 @@ void svr_plot_disturbance(FILE *f, const struct sv_ct_data *d)
 	plot_legend(&p, "trigger (pickup)", 7, true);
 	plot_end(&p);
 }
+
+/*
+ * A soak hop's timeline: the largest p50, p99 and max of the intervals of each point (log scale), the budgets
+ * of the hop as horizontal lines, each window kept by a file of the hop (its guest's or every guest's) as an
+ * orange tick at the top, each point with lost, missing or dropped frames as a red mark at the bottom, each
+ * gap between two runs of a file of the hop shaded. x: hours since the soak's first whole hour (TAI).
+ */
+void svr_plot_soak_timeline(FILE *f, struct svr *r, unsigned hop, const struct svr_budgets *b)
+{
+	const struct svr_soak *k = svr_soak_get(r);
+	const struct svr_soak_hop *h = &k->hops[hop];
+	double ymin = 1e18, ymax = 1, w = (double)k->pt_width_s / 3600, x1 = (double)k->npts * w;
+	char title[160], hn[16];
+	struct plot p;
+	unsigned legend = 3;
+
+	for (unsigned i = 0; i < k->npts; i++)
+		if (h->pts[i].intervals) {
+			double lo = (double)(h->pts[i].p50 > 0 ? h->pts[i].p50 : 1);
+
+			if (lo < ymin)
+				ymin = lo;
+			if ((double)h->pts[i].max > ymax)
+				ymax = (double)h->pts[i].max;
+		}
+	for (unsigned i = 0; b && i < b->n; i++)
+		if (b->b[i].from == h->from && b->b[i].to == h->to && b->b[i].stat != SVR_STAT_LOST &&
+		    (double)b->b[i].limit > ymax)
+			ymax = (double)b->b[i].limit;
+	if (ymin > ymax)
+		ymin = 1;
+	sv_hop_format(h->from, h->to, hn, sizeof(hn));
+	snprintf(title, sizeof(title), "%s %s: latency per interval over the soak (%u s a point)", hn,
+		 svr_out_guest(r, h->guest, "(shared)"), k->pt_width_s);
+	plot_begin(&p, f, title, "hours since the soak's first hour (TAI)", false, "latency", true, 0, x1 > 0 ? x1 : 1,
+		   false, ymin / 1.5, ymax * 3, true);
+	/* gaps between runs of a file of this hop */
+	for (unsigned i = 0; i < k->nevents; i++) {
+		const struct svr_soak_event *ev = &k->events[i];
+		double a, z;
+
+		if (ev->kind != SVR_SOAK_EV_GAP || !(h->files >> ev->file & 1))
+			continue;
+		a = (double)(ev->t_ns / SV_NSEC_PER_SEC - k->t0_sec) / 3600;
+		z = (double)(ev->end_ns / SV_NSEC_PER_SEC - k->t0_sec) / 3600;
+		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#bbb\" opacity=\"0.6\">"
+			   "<title>gap: not recorded</title></rect>\n",
+			tx(&p, a), MT, tx(&p, z) - tx(&p, a) + 1, H - MT - MB);
+	}
+	for (unsigned s = 0; s < 3; s++) {
+		static const char *const nm[3] = {"max", "p99", "p50"};
+
+		poly_begin(&p, s, s > 0);
+		for (unsigned i = 0; i < k->npts; i++) {
+			const struct svr_soak_point *pt = &h->pts[i];
+			int64_t v = s == 0 ? pt->max : s == 1 ? pt->p99 : pt->p50;
+
+			if (!pt->intervals) {	/* a gap breaks the line */
+				poly_end(&p);
+				poly_begin(&p, s, s > 0);
+				continue;
+			}
+			poly_pt(&p, ((double)i + 0.5) * w, v > 0 ? (double)v : 1);
+		}
+		poly_end(&p);
+		plot_legend(&p, nm[s], s, s > 0);
+	}
+	for (unsigned i = 0; b && i < b->n; i++) {
+		const struct svr_budget *bu = &b->b[i];
+		char lbl[64], v[24];
+		double y;
+
+		if (bu->from != h->from || bu->to != h->to || bu->stat == SVR_STAT_LOST ||
+		    (bu->guest[0] && (h->guest < 0 || strcmp(bu->guest, svr_guest_name(r, (unsigned)h->guest)))))
+			continue;
+		y = ty(&p, (double)bu->limit);
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+			   "stroke-dasharray=\"8 4\"/>\n", ML, y, W - MR, y, colors[4]);
+		sv_stats_format_ns(bu->limit, v, sizeof(v));
+		snprintf(lbl, sizeof(lbl), "%s %s", svr_stat_name(bu->stat), v);
+		if (legend < 3 + 2) {
+			plot_legend(&p, lbl, 4, true);
+			legend++;
+		}
+	}
+	for (unsigned i = 0; i < k->nevents; i++) {
+		const struct svr_soak_event *ev = &k->events[i];
+		double x;
+
+		if (ev->kind != SVR_SOAK_EV_WINDOW || !(h->files >> ev->file & 1) ||
+		    (ev->guest != SVR_GUEST_SHARED && ev->guest != h->guest))
+			continue;
+		x = tx(&p, (double)(ev->t_ns / SV_NSEC_PER_SEC - k->t0_sec) / 3600);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\">"
+			   "<title>window: %s</title></line>\n",
+			x, MT, x, MT + 10, colors[3], sv_rec_window_class_name(ev->cls));
+	}
+	for (unsigned i = 0; i < k->npts; i++) {
+		const struct svr_soak_point *pt = &h->pts[i];
+		double x = tx(&p, ((double)i + 0.5) * w);
+
+		if (!pt->lost && !pt->dropped)
+			continue;
+		fprintf(f, "<path d=\"M%.1f %d l-4 8 h8 z\" fill=\"%s\"><title>%" PRIu64 " lost or missing, %" PRIu64
+			   " dropped</title></path>\n", x, H - MB - 9, colors[1], pt->lost, pt->dropped);
+	}
+	plot_legend(&p, "window", 3, false);
+	plot_legend(&p, "loss, drop", 1, false);
+	plot_end(&p);
+}

@@ -85,6 +85,11 @@ struct fileio {
 	char **parts;
 	unsigned nparts, part_i;
 	struct sv_record_reader_damage damage_before;	/* the parts already read */
+	/* Soak mode (a CLOCK, INTERVAL or WINDOW record read; svreport_soak.c): its EVENT records are flight-
+	 * recorder windows, not every frame, so it does not cover its points for loss (its INTERVAL records
+	 * count the loss). The windows it could not keep so far (its writer's counts: the largest seen). */
+	bool soak;
+	uint32_t win_refused[SV_WINDOW_CLASSES], win_busy;
 };
 
 /* An unkeyed event waiting for its stream's rate (9-2LE: svsub learns it from the smpCnt wrap). */
@@ -165,6 +170,11 @@ struct svr {
 	struct sv_stats tmp;		/* HIST decoding */
 	uint8_t budget_pairs[SVR_MAX_BUDGETS][2];
 	unsigned nbudget_pairs;
+	struct svr_soak *soak;		/* NULL until a soak record (svreport_soak.c) */
+	struct svr_soak_why *soak_why;	/* SVR_SOAK_WHY longest why-late records (at the first one), for the
+					 * soak's worst intervals */
+	unsigned soak_nwhy;
+	uint64_t soak_whys;		/* why-late records read */
 };
 
 static inline int pair_idx(unsigned a, unsigned b)
@@ -320,6 +330,29 @@ void svr_unrec_add(struct svr *r, struct fileio *f, int64_t lo, int64_t hi, unsi
 void svr_file_span(const struct fileio *f, int64_t *fs, int64_t *fe);
 bool svr_covered(struct svr *r, int slot, int64_t t);
 void svr_notrec_frame(struct svr *r, const struct jent *e, int64_t t);
+
+/* ---- svreport_soak.c ---- */
+/* a + b and a - b held at the int64 limits (times from a damaged or hostile record must not overflow) */
+static inline int64_t svr_sat_add(int64_t a, int64_t b)
+{
+	int64_t v;
+
+	return __builtin_add_overflow(a, b, &v) ? (b > 0 ? INT64_MAX : INT64_MIN) : v;
+}
+
+static inline int64_t svr_sat_sub(int64_t a, int64_t b)
+{
+	int64_t v;
+
+	return __builtin_sub_overflow(a, b, &v) ? (b < 0 ? INT64_MAX : INT64_MIN) : v;
+}
+/* A soak record of @f (INTERVAL, interval HIST, WINDOW, CLOCK, WHY): into the soak's tables. */
+void svr_soak_record(struct svr *r, unsigned fi, struct fileio *f, const struct sv_rec *rec);
+/* After the pass: the runs' gaps, the windows refused, the events by time, the worst frames' why-late. */
+void svr_soak_finish(struct svr *r);
+/* Two files of one tool on one host for one guest, of different runs: a restart (a gap, not an error). */
+bool svr_soak_restart_pair(const struct fileio *a, const struct fileio *b);
+void svr_soak_free(struct svr *r);
 
 /* ---- svreport_agg.c ---- */
 struct svr_series *svr_series_get(struct svr *r, int pi, unsigned gsl, int stream);

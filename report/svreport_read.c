@@ -73,6 +73,7 @@ void svr_destroy(struct svr *r)
 	free(r->pend);
 	free(r->ring);
 	free(r->hash);
+	svr_soak_free(r);
 	free(r);
 }
 
@@ -365,6 +366,7 @@ static void advance(struct svr *r, unsigned fi, struct fileio *f)
 			svr_why_record(r, y->stream < SV_REC_MAX_STREAMS && f->smap[y->stream] >= 0 ?
 					  (uint32_t)f->smap[y->stream] : UINT32_MAX,
 				       y->guest == SV_REC_GUEST_NONE ? -1 : svr_file_guest(r, f, y->guest), y);
+			svr_soak_record(r, fi, f, &f->rec);	/* the soak's worst intervals name theirs */
 			continue;
 		}
 		case SV_REC_EVENT:
@@ -399,7 +401,20 @@ static void advance(struct svr *r, unsigned fi, struct fileio *f)
 			f->t = ((int64_t)f->rec.u.summary.tai_sec + 1) * SV_NSEC_PER_SEC;
 			break;
 		case SV_REC_HIST:
-			f->t = ((int64_t)f->rec.u.hist.tai_sec + 1) * SV_NSEC_PER_SEC;
+			/* an interval's (soak) at its end, a second's at its second's */
+			f->t = ((int64_t)f->rec.u.hist.tai_sec + (f->rec.u.hist.period_ms >= 1000 ?
+				f->rec.u.hist.period_ms / 1000 : 1)) * SV_NSEC_PER_SEC;
+			break;
+		case SV_REC_INTERVAL:
+			f->t = (int64_t)f->rec.u.interval.tai_sec * SV_NSEC_PER_SEC +
+			       (int64_t)f->rec.u.interval.period_ms * SV_NSEC_PER_MSEC;
+			break;
+		case SV_REC_WINDOW:
+			f->t = svr_to_tai(f, f->rec.u.window.t_end_ns);
+			break;
+		case SV_REC_CLOCK:
+			/* on its own clock (the tool's tick clock), converted by itself */
+			f->t = svr_sat_add(f->rec.u.clock.t_ns, f->rec.u.clock.new_to_tai_ns);
 			break;
 		default:
 			continue;
@@ -415,7 +430,8 @@ static void process(struct svr *r, unsigned fi, struct fileio *f)
 
 	if (f->t > f->last_t)
 		f->last_t = f->t;
-	if (f->t < f->first_t && rec->kind != SV_REC_SUMMARY && rec->kind != SV_REC_HIST) {
+	if (f->t < f->first_t && rec->kind != SV_REC_SUMMARY && rec->kind != SV_REC_HIST &&
+	    rec->kind != SV_REC_INTERVAL) {
 		/* a file covers at least the span of its own records (hand-made or replayed records may
 		 * carry times before the writer's start) */
 		f->first_t = f->t;
@@ -440,6 +456,12 @@ static void process(struct svr *r, unsigned fi, struct fileio *f)
 		break;
 	case SV_REC_HIST:
 		r->tot.hists++;
+		/* an interval's latencies (soak: stream none, a period): the soak's; a key's whole run and a
+		 * second's: the hop's summaries */
+		if (rec->u.hist.stream == SV_REC_STREAM_NONE && rec->u.hist.period_ms) {
+			svr_soak_record(r, fi, f, rec);
+			break;
+		}
 		on_summary(r, f, rec->u.hist.point, rec->u.hist.from_point, rec->u.hist.stream,
 			   rec->u.hist.guest, NULL, rec->hist_data, rec->u.hist.len);
 		break;
@@ -463,6 +485,11 @@ static void process(struct svr *r, unsigned fi, struct fileio *f)
 		break;
 	case SV_REC_UNWRITTEN:
 		on_unwritten(r, f, &rec->u.unwritten);
+		break;
+	case SV_REC_INTERVAL:
+	case SV_REC_WINDOW:
+	case SV_REC_CLOCK:
+		svr_soak_record(r, fi, f, rec);
 		break;
 	default:
 		break;
@@ -490,7 +517,8 @@ static void check_overlap(struct svr *r)
 			const struct svr_file_info *a = &r->f[i]->info, *b = &r->f[j]->info;
 			int64_t gap;
 
-			if (!r->f[i]->rd || !r->f[j]->rd || !a->to_tai || !b->to_tai || !a->records || !b->records)
+			if (!r->f[i]->rd || !r->f[j]->rd || !a->to_tai || !b->to_tai || !a->records || !b->records ||
+			    svr_soak_restart_pair(r->f[i], r->f[j]))	/* a restart: a gap (svr_soak_finish) */
 				continue;
 			gap = a->end_tai_ns < b->start_tai_ns ? b->start_tai_ns - a->end_tai_ns
 			    : b->end_tai_ns < a->start_tai_ns ? a->start_tai_ns - b->end_tai_ns : -1;
@@ -529,6 +557,7 @@ int svr_run(struct svr *r)
 	svr_pend_expire(r, true);
 	svr_window_evict(r, true);
 	check_overlap(r);
+	svr_soak_finish(r);
 	for (unsigned i = 0; i < r->nfiles; i++)
 		if (r->f[i]->info.err && !first_err)
 			first_err = r->f[i]->info.err;

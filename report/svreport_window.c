@@ -195,7 +195,7 @@ static uint64_t outage_count(struct svr *r, unsigned gs, int64_t from, int64_t t
 			int64_t fs, fe;
 
 			svr_file_span(f, &fs, &fe);
-			if (t < fs || t > fe)
+			if (f->soak || t < fs || t > fe)
 				continue;
 			if (svr_unrec_at(f, t, SVR_NPOINTS))
 				unrec = true;

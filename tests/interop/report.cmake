@@ -6,3 +6,9 @@ set_tests_properties(interop/report_cli PROPERTIES LABELS interop ENVIRONMENT "$
 add_test(NAME interop/report_hosts COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/report_hosts.sh)
 set_tests_properties(interop/report_hosts PROPERTIES LABELS interop ENVIRONMENT "${SVKIT_TEST_ENV}"
 	SKIP_RETURN_CODE 77 TIMEOUT 60)
+# The soak report over 24 h and 72 h of synthetic soak records: figures, and memory flat with the length
+# (tests/interop/report_soak.sh).
+# (tests/bench is added after this tier: the script skips when bench_soakgen is not built.)
+add_test(NAME interop/report_soak COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/report_soak.sh)
+set_tests_properties(interop/report_soak PROPERTIES LABELS interop ENVIRONMENT "${SVKIT_TEST_ENV}"
+	SKIP_RETURN_CODE 77 TIMEOUT 900)

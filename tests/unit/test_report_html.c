@@ -18,6 +18,7 @@
 #include "sv_clock.h"
 #include "sv_record.h"
 #include "svreport.h"
+#include "unit_chromium.h"
 
 #define SEC0 1700000000u
 #define RATE 4000u
@@ -66,11 +67,12 @@ static void test_html_renders(void **state)
 	struct sv_rec_name n1 = {.name_kind = SV_REC_NAME_GUEST, .id = 1}, n2 = {.name_kind = SV_REC_NAME_GUEST, .id = 2};
 	char cmd[1024], line[512], err[300];
 	unsigned nsvg = 0, nsized = 0, ndrawn = 0;
+	struct chromium_svgs c;
 	struct svr *r;
 	FILE *f, *p;
 
 	(void)state;
-	if (system("command -v chromium >/dev/null 2>&1")) {
+	if (!chromium_present()) {
 		skip();
 		return;
 	}
@@ -123,10 +125,7 @@ static void test_html_renders(void **state)
 	assert_non_null(f);
 	assert_int_equal(svr_write_html(r, &b, &e, &ct, NULL, f), 0);
 	/* the probe: writes each svg's laid-out size and element count into the document */
-	fputs("<pre id=\"probe\"></pre><script>var o='';document.querySelectorAll('svg').forEach(function(s){"
-	      "var b=s.getBoundingClientRect();o+='SVG '+Math.round(b.width)+' '+Math.round(b.height)+' '+"
-	      "s.querySelectorAll('polyline,rect,line').length+'\\n';});"
-	      "document.getElementById('probe').textContent=o+'END';</script>\n", f);
+	chromium_probe(f);
 	fclose(f);
 	svr_destroy(r);
 
@@ -138,27 +137,10 @@ static void test_html_renders(void **state)
 	pclose(p);
 	assert_int_equal(atoi(line), 0);
 
-	snprintf(cmd, sizeof(cmd),
-		 "d=$(mktemp -d) && timeout 60 chromium --headless --no-sandbox --disable-gpu "
-		 "--disable-background-networking --disable-component-update --no-first-run --user-data-dir=$d "
-		 "--window-size=1200,900 --dump-dom file://%s 2>/dev/null; rm -rf $d",
-		 path_of("report.html"));
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	while (fgets(line, sizeof(line), p)) {
-		unsigned w, h, els;
-		char *s = strstr(line, "SVG ");
-
-		if (line[0] == '<' && !s)
-			continue;
-		while (s && sscanf(s, "SVG %u %u %u", &w, &h, &els) == 3) {
-			nsvg++;
-			nsized += w > 0 && h > 0;
-			ndrawn += els > 3;
-			s = strstr(s + 4, "SVG ");
-		}
-	}
-	pclose(p);
+	chromium_svgs(path_of("report.html"), &c);
+	nsvg = c.n;
+	nsized = c.sized;
+	ndrawn = c.drawn;
 	/* 2 shared + 2 x 6 guest hops: histogram + over time each; 3 CDFs; pacing; loss; cyclictest */
 	print_message("chromium laid out %u svg plots, %u with a size, %u drawn\n", nsvg, nsized, ndrawn);
 	assert_true(nsvg >= 20);
