@@ -232,6 +232,81 @@ static void test_long_outage(void **state)
 	svsub_track_destroy(t);
 }
 
+/* ---- outages of whole laps, receive times as a network gives them -------------------------------- */
+
+struct outage_case {
+	const char *name;
+	uint16_t smprate;	/* 0: not stated (9-2LE: the wrap is learned) */
+	uint8_t smpsynch;	/* 2: global (sample times known), 0: none (counted from elapsed time) */
+	uint32_t missing;	/* samples not received: 4000 per second of outage */
+	uint64_t lost_estimated; /* of them, counted from elapsed time rather than sample times */
+};
+
+static const struct outage_case outage_cases[] = {
+	{ "0.5 s, synchronised, stated", 80, 2, 2000, 0 },
+	{ "1 s, synchronised, stated", 80, 2, 4000, 0 },
+	{ "2.5 s, synchronised, stated", 80, 2, 10000, 0 },
+	{ "3 s, synchronised, stated", 80, 2, 12000, 0 },
+	{ "10 s, synchronised, stated", 80, 2, 40000, 0 },
+	{ "0.5 s, synchronised, learned", 0, 2, 2000, 0 },
+	{ "1 s, synchronised, learned", 0, 2, 4000, 0 },
+	{ "2.5 s, synchronised, learned", 0, 2, 10000, 0 },
+	{ "3 s, synchronised, learned", 0, 2, 12000, 0 },
+	{ "10 s, synchronised, learned", 0, 2, 40000, 0 },
+	{ "4.9 s, synchronised, learned", 0, 2, 19638, 0 },
+	/* no sample times: whole laps from the elapsed time, rounded, and said to be estimated */
+	/* (an outage of exactly half a lap is ambiguous without sample times: 3 more) */
+	{ "0.5 s + 3, unsynchronised", 80, 0, 2003, 0 },
+	{ "2.5 s, unsynchronised", 80, 0, 10000, 8000 },
+	{ "3 s + 37, unsynchronised", 80, 0, 12037, 12000 },
+	{ "10 s + 1999, unsynchronised", 0, 0, 41999, 40000 },
+};
+
+/* Stream of 4000 samples/s from the top of a TAI second: each frame received 30..410 us after its sample
+ * time (a deterministic jitter), 2 s of samples, an outage of tc->missing samples, 1 s more. */
+static void test_outage_laps(void **state)
+{
+	(void)state;
+	for (unsigned k = 0; k < sizeof(outage_cases) / sizeof(outage_cases[0]); k++) {
+		const struct outage_case *tc = &outage_cases[k];
+		const int64_t sec0 = 1700000000LL;
+		uint64_t n = 0, received = 0, seed = 12345;
+		const struct svsub_stream_stats *s;
+		struct svsub_tracker *t;
+		struct fb f;
+
+		print_message("case: %s\n", tc->name);
+		assert_int_equal(svsub_track_create(&t, NULL), 0);
+		for (; n < 8000 + tc->missing + 4000; n++) {
+			int64_t t_rx;
+
+			if (n >= 8000 && n < 8000 + tc->missing)
+				continue;
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			t_rx = (sec0 + (int64_t)(n / 4000)) * SV_NSEC_PER_SEC + (int64_t)(n % 4000) * NS_250US + 30000 +
+			       (int64_t)(seed >> 33) % 380000;
+			fb_init(&f, (uint16_t)(n % 4000));
+			f.v.asdu[0].smpSynch = tc->smpsynch;
+			if (tc->smprate)
+				fb_rate(&f, tc->smprate);
+			svsub_track_frame(t, &f.v, t_rx, NULL);
+			received++;
+		}
+		s = svsub_track_stream(t, 0);
+		print_message("  lost %llu (want %u), out of order %llu, duplicates %llu, resets %llu\n",
+			      (unsigned long long)s->c.lost, tc->missing, (unsigned long long)s->c.reordered,
+			      (unsigned long long)s->c.duplicate, (unsigned long long)s->resets);
+		assert_int_equal(s->c.samples, received);
+		assert_int_equal(s->wrap, 4000);
+		assert_int_equal(s->c.lost, tc->missing);
+		assert_int_equal(s->lost_estimated, tc->lost_estimated);
+		assert_int_equal(s->c.duplicate, 0);
+		assert_int_equal(s->c.reordered, 0);
+		assert_int_equal(s->resets, 0);
+		svsub_track_destroy(t);
+	}
+}
+
 /* ---- PRP ---------------------------------------------------------------------------------------- */
 
 static void test_prp_copies(void **state)
@@ -983,6 +1058,7 @@ int main(void)
 		cmocka_unit_test(test_sequences),
 		cmocka_unit_test(test_learned_wrap_next_laps),
 		cmocka_unit_test(test_long_outage),
+		cmocka_unit_test(test_outage_laps),
 		cmocka_unit_test(test_prp_copies),
 		cmocka_unit_test(test_confrev_synch_sim_quality),
 		cmocka_unit_test(test_multi_asdu_one_stream),
