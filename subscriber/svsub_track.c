@@ -493,11 +493,13 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 	 * absolute sample index (TAI second * W + smpCnt, carried from a fresh frame by the samples counted
 	 * since) against a fresh frame's, exactly, whatever the receive times of the frames in between (and
 	 * a gap of half a lap or more is a gap, not a late sample, when the sample times say it is ahead).
+	 * Only after a silence of a quarter lap (W is the rate: 250 ms): a stream replayed slower than it was
+	 * sampled falls behind its sample times, and is judged by smpCnt alone as long as it keeps flowing.
 	 */
-	int64_t abs;
+	int64_t abs, elapsed = t_rx_ns - st->head_rx_ns;
 
-	if (st->abs_wrap == w && sample_abs(t, st, c, t_rx_ns, &abs) && abs - st->head_abs >= (int64_t)d &&
-	    abs > st->head_abs)
+	if (st->abs_wrap == w && elapsed > SV_NSEC_PER_SEC / 4 && sample_abs(t, st, c, t_rx_ns, &abs) &&
+	    abs - st->head_abs >= (int64_t)d && abs > st->head_abs)
 		return stream_ahead(t, st, c, (uint64_t)(abs - st->head_abs), t_rx_ns, lan);
 
 	/*
@@ -508,7 +510,6 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 	 * far less likely than that, so it is not counted as one.
 	 */
 	uint32_t rate = svsub_stream_rate(&st->s);
-	int64_t elapsed = t_rx_ns - st->head_rx_ns;
 
 	if (rate && d != 1 && elapsed > 0 && (uint64_t)elapsed / 1000u * rate / 1000000u > w / 2) {
 		uint64_t expect = (uint64_t)((__int128)elapsed * rate / SV_NSEC_PER_SEC);

@@ -27,7 +27,8 @@
  *         time (received at most SVSUB_TRACK_FRESH_NS after its sample time, sv_sample_align()). The head's
  *         index is taken once from a fresh frame and carried by the samples counted since (a restart or a
  *         new W takes it again); a fresh sample whose index is d + n*W ahead of it is that far ahead, whatever
- *         the receive times in between and whatever d (1: an outage of whole seconds; >= W - R);
+ *         the receive times in between and whatever d (1: an outage of whole seconds; >= W - R), after a
+ *         silence of a quarter lap (250 ms; a flowing stream replayed slower than real time is not judged so);
  *       - else, when the rate is known and the time since the head's sample exceeds half a wrap, estimated
  *         from the elapsed receive time (the gap is the d + n*W closest to elapsed*rate), except for d == 1
  *         (a stall: held-back frames in a burst); the n*W samples are also counted in lost_estimated.

@@ -262,6 +262,18 @@ static const struct outage_case outage_cases[] = {
 	{ "10 s + 1999, unsynchronised", 0, 0, 41999, 40000 },
 };
 
+/* Sample @n of a stream of 4000 samples/s (smpCnt n mod 4000), smpRate 80 stated when @smprate. */
+static void feed(struct svsub_tracker *t, uint64_t n, uint8_t smpsynch, uint16_t smprate, int64_t t_rx)
+{
+	struct fb f;
+
+	fb_init(&f, (uint16_t)(n % 4000));
+	f.v.asdu[0].smpSynch = smpsynch;
+	if (smprate)
+		fb_rate(&f, smprate);
+	svsub_track_frame(t, &f.v, t_rx, NULL);
+}
+
 /* Stream of 4000 samples/s from the top of a TAI second: each frame received 30..410 us after its sample
  * time (a deterministic jitter), 2 s of samples, an outage of tc->missing samples, 1 s more. */
 static void test_outage_laps(void **state)
@@ -273,7 +285,6 @@ static void test_outage_laps(void **state)
 		uint64_t n = 0, received = 0, seed = 12345;
 		const struct svsub_stream_stats *s;
 		struct svsub_tracker *t;
-		struct fb f;
 
 		print_message("case: %s\n", tc->name);
 		assert_int_equal(svsub_track_create(&t, NULL), 0);
@@ -285,11 +296,7 @@ static void test_outage_laps(void **state)
 			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
 			t_rx = (sec0 + (int64_t)(n / 4000)) * SV_NSEC_PER_SEC + (int64_t)(n % 4000) * NS_250US + 30000 +
 			       (int64_t)(seed >> 33) % 380000;
-			fb_init(&f, (uint16_t)(n % 4000));
-			f.v.asdu[0].smpSynch = tc->smpsynch;
-			if (tc->smprate)
-				fb_rate(&f, tc->smprate);
-			svsub_track_frame(t, &f.v, t_rx, NULL);
+			feed(t, n, tc->smpsynch, tc->smprate, t_rx);
 			received++;
 		}
 		s = svsub_track_stream(t, 0);
@@ -305,6 +312,48 @@ static void test_outage_laps(void **state)
 		assert_int_equal(s->resets, 0);
 		svsub_track_destroy(t);
 	}
+}
+
+/* A synchronised stream held back (a paused VM): 1.4 s without frames, then the next samples in a burst, each
+ * received long after its sample time: nothing lost, the held-back frames are not fresh enough to place. And a
+ * replay at a quarter of the sample rate with a pause: judged by smpCnt, no phantom laps from sample times. */
+static void test_outage_stall_synchronised(void **state)
+{
+	const int64_t sec0 = 1700000000LL;
+	const struct svsub_stream_stats *s;
+	struct svsub_tracker *t;
+	int64_t t_rx = 0;
+	uint32_t n;
+
+	(void)state;
+	assert_int_equal(svsub_track_create(&t, NULL), 0);
+	for (n = 0; n < 8000; n++) {
+		t_rx = (sec0 + n / 4000) * SV_NSEC_PER_SEC + (int64_t)(n % 4000) * NS_250US + 60000;
+		feed(t, n, 2, 80, t_rx);
+	}
+	t_rx += 1400 * SV_NSEC_PER_MSEC;
+	for (; n < 8000 + 5600; n++, t_rx += 1000) {
+		feed(t, n, 2, 80, t_rx);
+	}
+	s = svsub_track_stream(t, 0);
+	assert_int_equal(s->c.lost, 0);
+	assert_int_equal(s->c.duplicate + s->c.reordered + s->resets, 0);
+	svsub_track_destroy(t);
+
+	/* 1000 frames/s of a 4000 samples/s stream, a 300 ms pause, 3 samples skipped at it */
+	assert_int_equal(svsub_track_create(&t, NULL), 0);
+	t_rx = sec0 * SV_NSEC_PER_SEC + 60000;
+	for (n = 0; n < 9000; n++, t_rx += SV_NSEC_PER_MSEC) {
+		if (n == 6000) {
+			t_rx += 300 * SV_NSEC_PER_MSEC;
+			n += 3;
+		}
+		feed(t, n, 2, 80, t_rx);
+	}
+	s = svsub_track_stream(t, 0);
+	assert_int_equal(s->c.lost, 3);
+	assert_int_equal(s->c.duplicate + s->c.reordered + s->resets, 0);
+	svsub_track_destroy(t);
 }
 
 /* ---- PRP ---------------------------------------------------------------------------------------- */
@@ -1059,6 +1108,7 @@ int main(void)
 		cmocka_unit_test(test_learned_wrap_next_laps),
 		cmocka_unit_test(test_long_outage),
 		cmocka_unit_test(test_outage_laps),
+		cmocka_unit_test(test_outage_stall_synchronised),
 		cmocka_unit_test(test_prp_copies),
 		cmocka_unit_test(test_confrev_synch_sim_quality),
 		cmocka_unit_test(test_multi_asdu_one_stream),
