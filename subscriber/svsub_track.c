@@ -26,6 +26,8 @@ struct stream {
 	int64_t head_rx_ns;	/* receive time of the head sample */
 	int64_t head_abs;	/* absolute sample index of the head (TAI second * W + smpCnt), if abs_wrap == W */
 	uint32_t abs_wrap;	/* the W head_abs counts in; 0: not known (not synchronised, no fresh frame yet) */
+	int64_t pace_rx0;	/* receive time of the head when pace_adv was 0 (first sample, restart) */
+	uint64_t pace_adv;	/* positions the head moved since: the pace samples come at (a replay's, too) */
 	uint32_t head;		/* the most advanced smpCnt accepted */
 	uint32_t span;		/* positions the head has passed since the first sample or a restart, <= W */
 	struct sv_rate rl;	/* W and the rate (s.wrap, wrap_source, wrap_violations: its copies) */
@@ -413,6 +415,7 @@ static enum svsub_sample_verdict stream_ahead(const struct svsub_tracker *t, str
 	st->s.c.lost += adv - 1;
 	head_advance(st, c, adv);
 	st->head_rx_ns = t_rx_ns;
+	st->pace_adv += adv;
 	/* the head's sample index goes on by the samples counted, taken from a fresh frame's time once */
 	if (st->abs_wrap == st->s.wrap) {
 		st->head_abs += (int64_t)adv;
@@ -456,6 +459,7 @@ static void stream_resync(struct stream *st, uint32_t c, int lan)
 	st->span = st->run_len;
 	st->run_len = 0;
 	st->abs_wrap = 0; /* a restart: the head's sample index is taken again from a fresh frame */
+	st->pace_adv = 0;
 }
 
 static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct stream *st, uint32_t c,
@@ -478,6 +482,8 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 		sv_rate_accept(&st->rl, c);
 		st->span = 0;
 		st->head_rx_ns = t_rx_ns;
+		st->pace_rx0 = t_rx_ns;
+		st->pace_adv = 0;
 		st->abs_wrap = 0;
 		if (sample_abs(t, st, c, t_rx_ns, &st->head_abs))
 			st->abs_wrap = s->wrap;
@@ -503,20 +509,30 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 		return stream_ahead(t, st, c, (uint64_t)(abs - st->head_abs), t_rx_ns, lan);
 
 	/*
-	 * Otherwise, after a silence longer than half a wrap, the elapsed receive time estimates them (the
-	 * gap is the d + n*W closest to elapsed*rate; counted in lost_estimated). Except when the sample is
-	 * exactly the next one (d == 1): that is a stall (a queue held the frames: a VM paused, a tap
-	 * backlog) and the rest follow in a burst; an outage of whole wraps to within one sample period is
-	 * far less likely than that, so it is not counted as one.
+	 * Otherwise the elapsed receive time estimates them (counted in lost_estimated), at the pace the
+	 * stream's samples come: over the positions the head moved since its first sample once that is a
+	 * lap (a replay faster than real time comes faster than its rate), else its rate. The gap is the
+	 * d + n*W closest to elapsed * pace, after a silence of half a wrap; or d when the sample lies behind
+	 * the head by up to R but the silence says it is ahead (a burst of half a lap or more dropped, e.g.
+	 * at a socket that overflowed: not a counter restart). Except when the sample is exactly the next
+	 * one (d == 1): that is a stall (a queue held the frames: a VM paused, a tap backlog) and the rest
+	 * follow in a burst; an outage of whole wraps to within one sample period is far less likely than
+	 * that, so it is not counted as one.
 	 */
 	uint32_t rate = svsub_stream_rate(&st->s);
+	int64_t span = st->head_rx_ns - st->pace_rx0;
+	bool paced = st->pace_adv >= w && span > 0;
 
-	if (rate && d != 1 && elapsed > 0 && (uint64_t)elapsed / 1000u * rate / 1000000u > w / 2) {
-		uint64_t expect = (uint64_t)((__int128)elapsed * rate / SV_NSEC_PER_SEC);
+	/* the silence is a quarter lap at the pace (multiplications only: this runs for every gap) */
+	if (rate && d != 1 && elapsed > 0 &&
+	    (paced ? (__int128)elapsed * st->pace_adv > (__int128)span * (w / 4)
+		   : (uint64_t)elapsed / 1000u * rate / 1000000u > w / 4)) {
+		uint64_t expect = paced ? (uint64_t)((__int128)elapsed * st->pace_adv / span)
+					: (uint64_t)((__int128)elapsed * rate / SV_NSEC_PER_SEC);
 		uint64_t laps = expect > d ? (expect - d + w / 2) / w : 0;
 		uint64_t adv = d + laps * w;
 
-		if (adv > 0) {
+		if (expect > w / 2 || (d >= w - r && 2 * expect + w > 2 * (uint64_t)d)) {
 			s->lost_estimated += laps * w;
 			return stream_ahead(t, st, c, adv, t_rx_ns, lan);
 		}
@@ -564,6 +580,7 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 	if (st->run_len >= t->cfg.resync_run) {
 		stream_resync(st, c, lan);
 		st->head_rx_ns = t_rx_ns;
+		st->pace_rx0 = t_rx_ns;
 		return SVSUB_SAMPLE_RESYNC;
 	}
 	return verdict;

@@ -29,9 +29,13 @@
  *         new W takes it again); a fresh sample whose index is d + n*W ahead of it is that far ahead, whatever
  *         the receive times in between and whatever d (1: an outage of whole seconds; >= W - R), after a
  *         silence of a quarter lap (250 ms; a flowing stream replayed slower than real time is not judged so);
- *       - else, when the rate is known and the time since the head's sample exceeds half a wrap, estimated
- *         from the elapsed receive time (the gap is the d + n*W closest to elapsed*rate), except for d == 1
- *         (a stall: held-back frames in a burst); the n*W samples are also counted in lost_estimated.
+ *       - else, when the rate is known, estimated from the elapsed receive time at the stream's pace (the
+ *         positions the head moved per second of receive time since its first sample, once that is a lap:
+ *         a replay faster than real time; before, the rate): after a silence of half a wrap the gap is the
+ *         d + n*W closest to elapsed*pace; a sample behind the head (d >= W - R) after a silence of a
+ *         quarter wrap that puts it closer ahead than behind is a gap of d (a burst of half a lap or more
+ *         dropped at an overflowing socket), not a late sample nor a restart's first. Never for d == 1 (a
+ *         stall: held-back frames in a burst). The n*W samples are also counted in lost_estimated.
  *   - d == 0, or d >= W - R (behind the head by b = W - d <= R, R the reorder window): the sample is late.
  *       - if that smpCnt was already received in the head's current lap: `duplicates`;
  *       - else if the head passed it (it was counted lost): `out_of_order`, and `lost` is decremented;

@@ -356,6 +356,58 @@ static void test_outage_stall_synchronised(void **state)
 	svsub_track_destroy(t);
 }
 
+/* A burst of consecutive samples dropped (a socket ring that overflowed), frames coming at the stream's rate or
+ * replayed 5x faster: every one is lost, none is a counter restart, whatever the burst's length. */
+struct burst_case {
+	const char *name;
+	uint32_t fps;		/* frames (samples) per second of receive time */
+	uint8_t smpsynch;
+	uint32_t dropped;
+	uint32_t at;		/* the first sample dropped */
+	uint64_t lost, resets;
+};
+
+static const struct burst_case burst_cases[] = {
+	{ "1500 at 4000/s", 4000, 0, 1500, 20000, 1500, 0 },
+	{ "2500 at 4000/s", 4000, 0, 2500, 20000, 2500, 0 },
+	{ "2500 at 4000/s, synchronised", 4000, 2, 2500, 20000, 2500, 0 },
+	{ "1500, replayed at 20000/s", 20000, 0, 1500, 20000, 1500, 0 },
+	{ "1999, replayed at 20000/s", 20000, 0, 1999, 20000, 1999, 0 },
+	{ "2500, replayed at 20000/s", 20000, 0, 2500, 20000, 2500, 0 },
+	{ "3999, replayed at 20000/s", 20000, 2, 3999, 20000, 3999, 0 },
+	{ "6118, replayed at 20000/s", 20000, 2, 6118, 20000, 6118, 0 },
+	{ "4500, replayed at 20000/s", 20000, 0, 4500, 20000, 4500, 0 },
+	/* before a lap has passed the pace is not known, the rate is taken: half a lap dropped from a replay
+	 * 5x faster is then taken for a counter restart (what a publisher restarting looks like) */
+	{ "2500 before a lap, replayed at 20000/s", 20000, 0, 2500, 3000, 0, 1 },
+};
+
+static void test_burst_dropped(void **state)
+{
+	(void)state;
+	for (unsigned k = 0; k < sizeof(burst_cases) / sizeof(burst_cases[0]); k++) {
+		const struct burst_case *tc = &burst_cases[k];
+		const int64_t t0 = 1700000000LL * SV_NSEC_PER_SEC;
+		const struct svsub_stream_stats *s;
+		struct svsub_tracker *t;
+
+		print_message("case: %s\n", tc->name);
+		assert_int_equal(svsub_track_create(&t, NULL), 0);
+		for (uint64_t n = 0; n < 40000u + tc->dropped; n++) {
+			if (n >= tc->at && n < tc->at + tc->dropped)
+				continue;
+			feed(t, n, tc->smpsynch, 80, t0 + (int64_t)n * (SV_NSEC_PER_SEC / tc->fps) + 40000);
+		}
+		s = svsub_track_stream(t, 0);
+		print_message("  lost %llu, resets %llu\n", (unsigned long long)s->c.lost,
+			      (unsigned long long)s->resets);
+		assert_int_equal(s->c.lost, tc->lost);
+		assert_int_equal(s->resets, tc->resets);
+		assert_int_equal(s->c.duplicate + s->c.reordered, 0);
+		svsub_track_destroy(t);
+	}
+}
+
 /* ---- PRP ---------------------------------------------------------------------------------------- */
 
 static void test_prp_copies(void **state)
@@ -1109,6 +1161,7 @@ int main(void)
 		cmocka_unit_test(test_long_outage),
 		cmocka_unit_test(test_outage_laps),
 		cmocka_unit_test(test_outage_stall_synchronised),
+		cmocka_unit_test(test_burst_dropped),
 		cmocka_unit_test(test_prp_copies),
 		cmocka_unit_test(test_confrev_synch_sim_quality),
 		cmocka_unit_test(test_multi_asdu_one_stream),
