@@ -40,6 +40,7 @@ static void json_stream(struct sv_json *j, const struct svsub_stream_stats *s)
 	sv_json_kv_uint(j, "frames", s->c.frames);
 	sv_json_kv_uint(j, "samples", s->c.samples);
 	sv_json_kv_uint(j, "lost", s->c.lost);
+	sv_json_kv_uint(j, "lost_estimated", s->lost_estimated);
 	sv_json_kv_uint(j, "duplicates", s->c.duplicate);
 	sv_json_kv_uint(j, "out_of_order", s->c.reordered);
 	sv_json_kv_uint(j, "resets", s->resets);
@@ -229,6 +230,9 @@ int svsub_summary_print(FILE *f, struct svsub_proc *p, bool histograms)
 			", errors %" PRIu64 "\n",
 			s->c.lost, s->c.duplicate, s->c.reordered, s->resets, s->confrev_changes, s->smpsynch_changes,
 			s->simulated, s->c.errors);
+		if (s->lost_estimated)
+			fprintf(f, "  of the lost, %" PRIu64 " estimated: whole wraps from the receive time (no sample times)\n",
+				s->lost_estimated);
 		if (s->has_smpRate)
 			snprintf(buf, sizeof(buf), "%u", s->smpRate);
 		else

@@ -24,6 +24,10 @@ struct stream {
 	uint64_t last_counted;	/* ... and of the last one counted in frames (not a PRP copy) */
 	uint64_t errors_base;	/* appid_errors[appid] when the stream was created */
 	int64_t head_rx_ns;	/* receive time of the head sample */
+	int64_t head_abs;	/* absolute sample index of the head (TAI second * W + smpCnt), if abs_wrap == W */
+	uint32_t abs_wrap;	/* the W head_abs counts in; 0: not known (not synchronised, no fresh frame yet) */
+	int64_t pace_rx0;	/* receive time of the head when pace_adv was 0 (first sample, restart) */
+	uint64_t pace_adv;	/* positions the head moved since: the pace samples come at (a replay's, too) */
 	uint32_t head;		/* the most advanced smpCnt accepted */
 	uint32_t span;		/* positions the head has passed since the first sample or a restart, <= W */
 	struct sv_rate rl;	/* W and the rate (s.wrap, wrap_source, wrap_violations: its copies) */
@@ -348,6 +352,27 @@ static void stream_update_rate(struct svsub_tracker *t, struct stream *st, const
 	s->rate = st->rl.stated;
 }
 
+/*
+ * The absolute sample index (TAI second * W + smpCnt) of sample @c received at @t_rx_ns, and the latency that
+ * places it: known for a stream with smpSynch 2 whose W is its rate, while nothing says its clock is off.
+ * Trusted only when the frame is fresh (latency <= SVSUB_TRACK_FRESH_NS): the second of a frame held back
+ * longer than a second cannot be told from its receive time.
+ */
+static bool sample_abs(const struct svsub_tracker *t, const struct stream *st, uint32_t c, int64_t t_rx_ns,
+		       int64_t *abs)
+{
+	const struct svsub_stream_stats *s = &st->s;
+	uint32_t rate = svsub_stream_rate(s);
+	struct sv_sample_time ts;
+
+	if (s->smpSynch != SV_SMPSYNCH_GLOBAL || !rate || rate != s->wrap || t->cfg.host_unsync ||
+	    s->latency_negative || sv_sample_align(t_rx_ns, c, rate, t->cfg.ahead_ns, &ts) ||
+	    ts.latency_ns < -t->cfg.clock_tolerance_ns - t->cfg.ahead_ns || ts.latency_ns > SVSUB_TRACK_FRESH_NS)
+		return false;
+	*abs = ts.tai_sec * (int64_t)rate + c;
+	return true;
+}
+
 /* Head moves forward by @adv (>= 1) positions to @c: positions passed over are missing in this lap. */
 static void head_advance(struct stream *st, uint32_t c, uint64_t adv)
 {
@@ -383,11 +408,22 @@ static void mark_received(struct stream *st, uint32_t c, int lan)
 
 /* Sample @c, @adv positions ahead of the head: the adv - 1 passed over are lost (until a late arrival takes
  * one back), the head moves to it. */
-static enum svsub_sample_verdict stream_ahead(struct stream *st, uint32_t c, uint64_t adv, int64_t t_rx_ns, int lan)
+static enum svsub_sample_verdict stream_ahead(const struct svsub_tracker *t, struct stream *st, uint32_t c,
+					     uint64_t adv, int64_t t_rx_ns, int lan)
 {
+	int64_t abs;
+
 	st->s.c.lost += adv - 1;
 	head_advance(st, c, adv);
 	st->head_rx_ns = t_rx_ns;
+	st->pace_adv += adv;
+	/* the head's sample index goes on by the samples counted, taken from a fresh frame's time once */
+	if (st->abs_wrap == st->s.wrap) {
+		st->head_abs += (int64_t)adv;
+	} else if (sample_abs(t, st, c, t_rx_ns, &abs)) {
+		st->head_abs = abs;
+		st->abs_wrap = st->s.wrap;
+	}
 	st->run_len = 0;
 	mark_received(st, c, lan);
 	return adv > 1 ? SVSUB_SAMPLE_AFTER_GAP : SVSUB_SAMPLE_IN_ORDER;
@@ -423,6 +459,8 @@ static void stream_resync(struct stream *st, uint32_t c, int lan)
 	st->head = c;
 	st->span = st->run_len;
 	st->run_len = 0;
+	st->abs_wrap = 0; /* a restart: the head's sample index is taken again from a fresh frame */
+	st->pace_adv = 0;
 }
 
 static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct stream *st, uint32_t c,
@@ -445,6 +483,11 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 		sv_rate_accept(&st->rl, c);
 		st->span = 0;
 		st->head_rx_ns = t_rx_ns;
+		st->pace_rx0 = t_rx_ns;
+		st->pace_adv = 0;
+		st->abs_wrap = 0;
+		if (sample_abs(t, st, c, t_rx_ns, &st->head_abs))
+			st->abs_wrap = s->wrap;
 		mark_received(st, c, lan);
 		return SVSUB_SAMPLE_IN_ORDER;
 	}
@@ -453,25 +496,51 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 	d = sv_smpcnt_distance(st->head, c, w);
 
 	/*
-	 * A silence longer than half a wrap: smpCnt alone cannot tell how many wraps passed; time can. Except
-	 * when the sample is exactly the next one (d == 1): that is a stall (a queue held the frames: a VM
-	 * paused, a tap backlog) and the rest follow in a burst; an outage of whole wraps to within one sample
-	 * period is far less likely than that, so it is not counted as one.
+	 * Whole laps smpCnt cannot show. A synchronised stream's sample times say how many passed: the head's
+	 * absolute sample index (TAI second * W + smpCnt, carried from a fresh frame by the samples counted
+	 * since) against a fresh frame's, exactly, whatever the receive times of the frames in between (and
+	 * a gap of half a lap or more is a gap, not a late sample, when the sample times say it is ahead).
+	 * Only after a silence of a quarter lap (W is the rate: 250 ms): a stream replayed slower than it was
+	 * sampled falls behind its sample times, and is judged by smpCnt alone as long as it keeps flowing.
+	 */
+	int64_t abs, elapsed = t_rx_ns - st->head_rx_ns;
+
+	if (st->abs_wrap == w && elapsed > SV_NSEC_PER_SEC / 4 && sample_abs(t, st, c, t_rx_ns, &abs) &&
+	    abs - st->head_abs >= (int64_t)d && abs > st->head_abs)
+		return stream_ahead(t, st, c, (uint64_t)(abs - st->head_abs), t_rx_ns, lan);
+
+	/*
+	 * Otherwise the elapsed receive time estimates them (counted in lost_estimated), at the pace the
+	 * stream's samples come: over the positions the head moved since its first sample once that is a
+	 * lap (a replay faster than real time comes faster than its rate), else its rate. The gap is the
+	 * d + n*W closest to elapsed * pace, after a silence of half a wrap; or d when the sample lies behind
+	 * the head by up to R but the silence says it is ahead (a burst of half a lap or more dropped, e.g.
+	 * at a socket that overflowed: not a counter restart). Except when the sample is exactly the next
+	 * one (d == 1): that is a stall (a queue held the frames: a VM paused, a tap backlog) and the rest
+	 * follow in a burst; an outage of whole wraps to within one sample period is far less likely than
+	 * that, so it is not counted as one.
 	 */
 	uint32_t rate = svsub_stream_rate(&st->s);
-	int64_t elapsed = t_rx_ns - st->head_rx_ns;
+	int64_t span = st->head_rx_ns - st->pace_rx0;
+	bool paced = st->pace_adv >= w && span > 0;
 
-	if (rate && d != 1 && elapsed > 0 && (uint64_t)elapsed / 1000u * rate / 1000000u > w / 2) {
-		uint64_t expect = (uint64_t)((__int128)elapsed * rate / SV_NSEC_PER_SEC);
+	/* the silence is a quarter lap at the pace (multiplications only: this runs for every gap) */
+	if (rate && d != 1 && elapsed > 0 &&
+	    (paced ? (__int128)elapsed * st->pace_adv > (__int128)span * (w / 4)
+		   : (uint64_t)elapsed / 1000u * rate / 1000000u > w / 4)) {
+		uint64_t expect = paced ? (uint64_t)((__int128)elapsed * st->pace_adv / span)
+					: (uint64_t)((__int128)elapsed * rate / SV_NSEC_PER_SEC);
 		uint64_t laps = expect > d ? (expect - d + w / 2) / w : 0;
 		uint64_t adv = d + laps * w;
 
-		if (adv > 0)
-			return stream_ahead(st, c, adv, t_rx_ns, lan);
+		if (expect > w / 2 || (d >= w - r && 2 * expect + w > 2 * (uint64_t)d)) {
+			s->lost_estimated += laps * w;
+			return stream_ahead(t, st, c, adv, t_rx_ns, lan);
+		}
 	}
 
 	if (d >= 1 && d < w - r)
-		return stream_ahead(st, c, d, t_rx_ns, lan);
+		return stream_ahead(t, st, c, d, t_rx_ns, lan);
 
 	/* Behind the head by b in [0, R]: late, duplicate, redundant copy, or part of a restart. */
 	uint32_t b = d ? w - d : 0;
@@ -512,6 +581,7 @@ static enum svsub_sample_verdict stream_sample(struct svsub_tracker *t, struct s
 	if (st->run_len >= t->cfg.resync_run) {
 		stream_resync(st, c, lan);
 		st->head_rx_ns = t_rx_ns;
+		st->pace_rx0 = t_rx_ns;
 		return SVSUB_SAMPLE_RESYNC;
 	}
 	return verdict;

@@ -20,9 +20,22 @@
  * Continuity, per sample, with h the head (the most advanced smpCnt accepted so far) and
  * d = (smpCnt - h) mod W:
  *   - d == 1: in order. 1 < d < W - R: a gap: d - 1 samples are counted in `lost` (provisionally:
- *     a late arrival takes one back) and the head moves. When the stream's rate is known and the time
- *     since the head's sample exceeds half a wrap, whole wraps are added from the elapsed receive time
- *     (the gap is the d + n*W closest to elapsed*rate), so outages longer than a second count exactly.
+ *     a late arrival takes one back) and the head moves. Whole wraps smpCnt cannot show (an outage
+ *     longer than a wrap) are counted:
+ *       - exactly for a synchronised stream (smpSynch 2, W its rate, no evidence against the clock): a
+ *         sample's absolute index is TAI second * W + smpCnt, the second taken from a fresh frame's receive
+ *         time (received at most SVSUB_TRACK_FRESH_NS after its sample time, sv_sample_align()). The head's
+ *         index is taken once from a fresh frame and carried by the samples counted since (a restart or a
+ *         new W takes it again); a fresh sample whose index is d + n*W ahead of it is that far ahead, whatever
+ *         the receive times in between and whatever d (1: an outage of whole seconds; >= W - R), after a
+ *         silence of a quarter lap (250 ms; a flowing stream replayed slower than real time is not judged so);
+ *       - else, when the rate is known, estimated from the elapsed receive time at the stream's pace (the
+ *         positions the head moved per second of receive time since its first sample, once that is a lap:
+ *         a replay faster than real time; before, the rate): after a silence of half a wrap the gap is the
+ *         d + n*W closest to elapsed*pace; a sample behind the head (d >= W - R) after a silence of a
+ *         quarter wrap that puts it closer ahead than behind is a gap of d (a burst of half a lap or more
+ *         dropped at an overflowing socket), not a late sample nor a restart's first. Never for d == 1 (a
+ *         stall: held-back frames in a burst). The n*W samples are also counted in lost_estimated.
  *   - d == 0, or d >= W - R (behind the head by b = W - d <= R, R the reorder window): the sample is late.
  *       - if that smpCnt was already received in the head's current lap: `duplicates`;
  *       - else if the head passed it (it was counted lost): `out_of_order`, and `lost` is decremented;
@@ -91,6 +104,8 @@
 #define SVSUB_TRACK_MAX_STREAMS_DEFAULT 256
 #define SVSUB_TRACK_RESYNC_RUN_DEFAULT 8
 #define SVSUB_TRACK_MAX_LATENCY_DEFAULT_NS 500000000LL
+/* A frame received at most this long after its sample time places its sample in its TAI second (laps). */
+#define SVSUB_TRACK_FRESH_NS 50000000LL
 /* Quality is summarised per Quality member of the dataset, for the first 16 (9-2LE has 8). */
 #define SVSUB_TRACK_QCHANNELS 16
 
@@ -190,6 +205,7 @@ struct svsub_stream_stats {
 	uint16_t svID_len;
 	char svID[SV_MAX_ID_LEN + 1]; /* NUL-terminated copy */
 	struct sv_counters c;	      /* frames, samples, lost, duplicate, reordered (= out_of_order), errors */
+	uint64_t lost_estimated;      /* of lost, whole laps counted from elapsed receive time (no sample times) */
 	uint64_t resets;	      /* confirmed counter restarts */
 	uint64_t wrap_violations;     /* smpCnt >= a stated or configured wrap */
 	uint64_t confrev_changes;

@@ -232,6 +232,182 @@ static void test_long_outage(void **state)
 	svsub_track_destroy(t);
 }
 
+/* ---- outages of whole laps, receive times as a network gives them -------------------------------- */
+
+struct outage_case {
+	const char *name;
+	uint16_t smprate;	/* 0: not stated (9-2LE: the wrap is learned) */
+	uint8_t smpsynch;	/* 2: global (sample times known), 0: none (counted from elapsed time) */
+	uint32_t missing;	/* samples not received: 4000 per second of outage */
+	uint64_t lost_estimated; /* of them, counted from elapsed time rather than sample times */
+};
+
+static const struct outage_case outage_cases[] = {
+	{ "0.5 s, synchronised, stated", 80, 2, 2000, 0 },
+	{ "1 s, synchronised, stated", 80, 2, 4000, 0 },
+	{ "2.5 s, synchronised, stated", 80, 2, 10000, 0 },
+	{ "3 s, synchronised, stated", 80, 2, 12000, 0 },
+	{ "10 s, synchronised, stated", 80, 2, 40000, 0 },
+	{ "0.5 s, synchronised, learned", 0, 2, 2000, 0 },
+	{ "1 s, synchronised, learned", 0, 2, 4000, 0 },
+	{ "2.5 s, synchronised, learned", 0, 2, 10000, 0 },
+	{ "3 s, synchronised, learned", 0, 2, 12000, 0 },
+	{ "10 s, synchronised, learned", 0, 2, 40000, 0 },
+	{ "4.9 s, synchronised, learned", 0, 2, 19638, 0 },
+	/* no sample times: whole laps from the elapsed time, rounded, and said to be estimated */
+	/* (an outage of exactly half a lap is ambiguous without sample times: 3 more) */
+	{ "0.5 s + 3, unsynchronised", 80, 0, 2003, 0 },
+	{ "2.5 s, unsynchronised", 80, 0, 10000, 8000 },
+	{ "3 s + 37, unsynchronised", 80, 0, 12037, 12000 },
+	{ "10 s + 1999, unsynchronised", 0, 0, 41999, 40000 },
+};
+
+/* Sample @n of a stream of 4000 samples/s (smpCnt n mod 4000), smpRate 80 stated when @smprate. */
+static void feed(struct svsub_tracker *t, uint64_t n, uint8_t smpsynch, uint16_t smprate, int64_t t_rx)
+{
+	struct fb f;
+
+	fb_init(&f, (uint16_t)(n % 4000));
+	f.v.asdu[0].smpSynch = smpsynch;
+	if (smprate)
+		fb_rate(&f, smprate);
+	svsub_track_frame(t, &f.v, t_rx, NULL);
+}
+
+/* Stream of 4000 samples/s from the top of a TAI second: each frame received 30..410 us after its sample
+ * time (a deterministic jitter), 2 s of samples, an outage of tc->missing samples, 1 s more. */
+static void test_outage_laps(void **state)
+{
+	(void)state;
+	for (unsigned k = 0; k < sizeof(outage_cases) / sizeof(outage_cases[0]); k++) {
+		const struct outage_case *tc = &outage_cases[k];
+		const int64_t sec0 = 1700000000LL;
+		uint64_t n = 0, received = 0, seed = 12345;
+		const struct svsub_stream_stats *s;
+		struct svsub_tracker *t;
+
+		print_message("case: %s\n", tc->name);
+		assert_int_equal(svsub_track_create(&t, NULL), 0);
+		for (; n < 8000 + tc->missing + 4000; n++) {
+			int64_t t_rx;
+
+			if (n >= 8000 && n < 8000 + tc->missing)
+				continue;
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			t_rx = (sec0 + (int64_t)(n / 4000)) * SV_NSEC_PER_SEC + (int64_t)(n % 4000) * NS_250US + 30000 +
+			       (int64_t)(seed >> 33) % 380000;
+			feed(t, n, tc->smpsynch, tc->smprate, t_rx);
+			received++;
+		}
+		s = svsub_track_stream(t, 0);
+		print_message("  lost %llu (want %u), out of order %llu, duplicates %llu, resets %llu\n",
+			      (unsigned long long)s->c.lost, tc->missing, (unsigned long long)s->c.reordered,
+			      (unsigned long long)s->c.duplicate, (unsigned long long)s->resets);
+		assert_int_equal(s->c.samples, received);
+		assert_int_equal(s->wrap, 4000);
+		assert_int_equal(s->c.lost, tc->missing);
+		assert_int_equal(s->lost_estimated, tc->lost_estimated);
+		assert_int_equal(s->c.duplicate, 0);
+		assert_int_equal(s->c.reordered, 0);
+		assert_int_equal(s->resets, 0);
+		svsub_track_destroy(t);
+	}
+}
+
+/* A synchronised stream held back (a paused VM): 1.4 s without frames, then the next samples in a burst, each
+ * received long after its sample time: nothing lost, the held-back frames are not fresh enough to place. And a
+ * replay at a quarter of the sample rate with a pause: judged by smpCnt, no phantom laps from sample times. */
+static void test_outage_stall_synchronised(void **state)
+{
+	const int64_t sec0 = 1700000000LL;
+	const struct svsub_stream_stats *s;
+	struct svsub_tracker *t;
+	int64_t t_rx = 0;
+	uint32_t n;
+
+	(void)state;
+	assert_int_equal(svsub_track_create(&t, NULL), 0);
+	for (n = 0; n < 8000; n++) {
+		t_rx = (sec0 + n / 4000) * SV_NSEC_PER_SEC + (int64_t)(n % 4000) * NS_250US + 60000;
+		feed(t, n, 2, 80, t_rx);
+	}
+	t_rx += 1400 * SV_NSEC_PER_MSEC;
+	for (; n < 8000 + 5600; n++, t_rx += 1000) {
+		feed(t, n, 2, 80, t_rx);
+	}
+	s = svsub_track_stream(t, 0);
+	assert_int_equal(s->c.lost, 0);
+	assert_int_equal(s->c.duplicate + s->c.reordered + s->resets, 0);
+	svsub_track_destroy(t);
+
+	/* 1000 frames/s of a 4000 samples/s stream, a 300 ms pause, 3 samples skipped at it */
+	assert_int_equal(svsub_track_create(&t, NULL), 0);
+	t_rx = sec0 * SV_NSEC_PER_SEC + 60000;
+	for (n = 0; n < 9000; n++, t_rx += SV_NSEC_PER_MSEC) {
+		if (n == 6000) {
+			t_rx += 300 * SV_NSEC_PER_MSEC;
+			n += 3;
+		}
+		feed(t, n, 2, 80, t_rx);
+	}
+	s = svsub_track_stream(t, 0);
+	assert_int_equal(s->c.lost, 3);
+	assert_int_equal(s->c.duplicate + s->c.reordered + s->resets, 0);
+	svsub_track_destroy(t);
+}
+
+/* A burst of consecutive samples dropped (a socket ring that overflowed), frames coming at the stream's rate or
+ * replayed 5x faster: every one is lost, none is a counter restart, whatever the burst's length. */
+struct burst_case {
+	const char *name;
+	uint32_t fps;		/* frames (samples) per second of receive time */
+	uint8_t smpsynch;
+	uint32_t dropped;
+	uint32_t at;		/* the first sample dropped */
+	uint64_t lost, resets;
+};
+
+static const struct burst_case burst_cases[] = {
+	{ "1500 at 4000/s", 4000, 0, 1500, 20000, 1500, 0 },
+	{ "2500 at 4000/s", 4000, 0, 2500, 20000, 2500, 0 },
+	{ "2500 at 4000/s, synchronised", 4000, 2, 2500, 20000, 2500, 0 },
+	{ "1500, replayed at 20000/s", 20000, 0, 1500, 20000, 1500, 0 },
+	{ "1999, replayed at 20000/s", 20000, 0, 1999, 20000, 1999, 0 },
+	{ "2500, replayed at 20000/s", 20000, 0, 2500, 20000, 2500, 0 },
+	{ "3999, replayed at 20000/s", 20000, 2, 3999, 20000, 3999, 0 },
+	{ "6118, replayed at 20000/s", 20000, 2, 6118, 20000, 6118, 0 },
+	{ "4500, replayed at 20000/s", 20000, 0, 4500, 20000, 4500, 0 },
+	/* before a lap has passed the pace is not known, the rate is taken: half a lap dropped from a replay
+	 * 5x faster is then taken for a counter restart (what a publisher restarting looks like) */
+	{ "2500 before a lap, replayed at 20000/s", 20000, 0, 2500, 3000, 0, 1 },
+};
+
+static void test_burst_dropped(void **state)
+{
+	(void)state;
+	for (unsigned k = 0; k < sizeof(burst_cases) / sizeof(burst_cases[0]); k++) {
+		const struct burst_case *tc = &burst_cases[k];
+		const int64_t t0 = 1700000000LL * SV_NSEC_PER_SEC;
+		const struct svsub_stream_stats *s;
+		struct svsub_tracker *t;
+
+		print_message("case: %s\n", tc->name);
+		assert_int_equal(svsub_track_create(&t, NULL), 0);
+		for (uint64_t n = 0; n < 40000u + tc->dropped; n++) {
+			if (n >= tc->at && n < tc->at + tc->dropped)
+				continue;
+			feed(t, n, tc->smpsynch, 80, t0 + (int64_t)n * (SV_NSEC_PER_SEC / tc->fps) + 40000);
+		}
+		s = svsub_track_stream(t, 0);
+		print_message("  lost %llu, resets %llu\n", (unsigned long long)s->c.lost,
+			      (unsigned long long)s->resets);
+		assert_int_equal(s->c.lost, tc->lost);
+		assert_int_equal(s->resets, tc->resets);
+		assert_int_equal(s->c.duplicate + s->c.reordered, 0);
+		svsub_track_destroy(t);
+	}
+}
+
 /* ---- PRP ---------------------------------------------------------------------------------------- */
 
 static void test_prp_copies(void **state)
@@ -983,6 +1159,9 @@ int main(void)
 		cmocka_unit_test(test_sequences),
 		cmocka_unit_test(test_learned_wrap_next_laps),
 		cmocka_unit_test(test_long_outage),
+		cmocka_unit_test(test_outage_laps),
+		cmocka_unit_test(test_outage_stall_synchronised),
+		cmocka_unit_test(test_burst_dropped),
 		cmocka_unit_test(test_prp_copies),
 		cmocka_unit_test(test_confrev_synch_sim_quality),
 		cmocka_unit_test(test_multi_asdu_one_stream),
