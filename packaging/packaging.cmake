@@ -71,7 +71,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
 # Named, not computed by dpkg-shlibdeps: the programs are built against Debian 12's libraries and
 # the list is what a reader and the test can check.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libbpf1 (>= 1:1.1), libxdp1 (>= 1.3), libpcap0.8 (>= 1.10), libyaml-0-2, libmicrohttpd12 (>= 0.9.75), libc6 (>= 2.36)")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libbpf1 (>= 1:1.1), libxdp1 (>= 1.3), libpcap0.8 (>= 1.10), libyaml-0-2, libmicrohttpd12 (>= 0.9.75), libxml2 (>= 2.9.14), libc6 (>= 2.36)")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "linuxptp, tuned")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libvirt-daemon-system, rt-tests")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA

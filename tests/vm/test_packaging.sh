@@ -36,7 +36,7 @@ ok "built $(basename "$DEB")"
 f() { dpkg-deb -f "$DEB" "$1"; }
 [ "$(f Package)" = svkit ] || bad "Package: $(f Package)"
 [ "$(f Version)" = 0.1.0 ] || bad "Version: $(f Version)"
-for d in libbpf1 libxdp1 libpcap0.8 libyaml-0-2 libmicrohttpd12; do
+for d in libbpf1 libxdp1 libpcap0.8 libyaml-0-2 libmicrohttpd12 libxml2; do
 	f Depends | tr ',' '\n' | grep -q "^ *$d\b" || bad "Depends lacks $d: $(f Depends)"
 done
 [ -n "$(f Maintainer)" ] || bad "no Maintainer"
