@@ -11,7 +11,7 @@
 
 /* The table's columns, in values() order. */
 enum col {
-	COL_FRAMES, COL_SAMPLES, COL_LOST, COL_DUPLICATES, COL_OUT_OF_ORDER, COL_RESTARTS, COL_CONFREV_CHANGES,
+	COL_FRAMES, COL_SAMPLES, COL_LOST, COL_LOST_ESTIMATED, COL_DUPLICATES, COL_OUT_OF_ORDER, COL_RESTARTS, COL_CONFREV_CHANGES,
 	COL_SMPSYNCH_CHANGES, COL_SIMULATED, COL_DECODE_ERRORS, COL_NOT_GOOD, COL_QUALITY, /* SVSUB_Q_KINDS of them */
 	COL_LATENCY_REJECTED = COL_QUALITY + SVSUB_Q_KINDS, COL_CLOCK_SYNCHRONISED, COL_CONFREV, COL__COUNT
 };
@@ -23,6 +23,9 @@ static const struct {
 	[COL_FRAMES] = { "svkit_sub_frames", "Frames that carried the stream", SV_METRIC_COUNTER },
 	[COL_SAMPLES] = { "svkit_sub_samples", "Samples (ASDUs) of the stream accepted", SV_METRIC_COUNTER },
 	[COL_LOST] = { "svkit_sub_lost_samples", "Samples never received (smpCnt gaps, across wraps)", SV_METRIC_COUNTER },
+	[COL_LOST_ESTIMATED] = { "svkit_sub_lost_samples_estimated",
+				 "Of the lost samples, whole smpCnt laps estimated from receive time (no sample times)",
+				 SV_METRIC_COUNTER },
 	[COL_DUPLICATES] = { "svkit_sub_duplicate_samples", "Samples received again in the same smpCnt lap",
 			     SV_METRIC_COUNTER },
 	[COL_OUT_OF_ORDER] = { "svkit_sub_out_of_order_samples", "Samples that arrived after a later one",
@@ -81,6 +84,7 @@ static void rows_values(void *ctx, unsigned row, uint64_t *v)
 	v[COL_FRAMES] = ld(&s->c.frames);
 	v[COL_SAMPLES] = ld(&s->c.samples);
 	v[COL_LOST] = ld(&s->c.lost);
+	v[COL_LOST_ESTIMATED] = ld(&s->lost_estimated);
 	v[COL_DUPLICATES] = ld(&s->c.duplicate);
 	v[COL_OUT_OF_ORDER] = ld(&s->c.reordered);
 	v[COL_RESTARTS] = ld(&s->resets);

@@ -104,7 +104,8 @@ def check_svsub():
     report(get(s, "svkit_build_info", tool="svsub", version=get_version(SVSUB), host=host) == 1,
            f"svsub: svkit_build_info carries --host {host}")
     keys = [("svkit_sub_frames_total", "frames"), ("svkit_sub_samples_total", "samples"),
-            ("svkit_sub_lost_samples_total", "lost"), ("svkit_sub_duplicate_samples_total", "duplicates"),
+            ("svkit_sub_lost_samples_total", "lost"), ("svkit_sub_lost_samples_estimated_total", "lost_estimated"),
+            ("svkit_sub_duplicate_samples_total", "duplicates"),
             ("svkit_sub_out_of_order_samples_total", "out_of_order"), ("svkit_sub_smpcnt_restarts_total", "resets"),
             ("svkit_sub_confrev_changes_total", "confrev_changes"),
             ("svkit_sub_smpsynch_changes_total", "smpsynch_changes"),
