@@ -123,10 +123,41 @@ flows)
 		bad "--ovsdb to no socket: exit $rc, '$(tail -1 "$W/all3.err")'"
 	"$SVKIT_BUILD/bpf/svtrace" --ingress "${P}up" --egress "${P}v1" --ovsdb "unix:$OVSDIR/db.sock" --duration 1 >/dev/null 2>&1
 	[ $? = 2 ] || bad "--ovsdb with a named egress is not a usage error"
+	# A stall of ovs-vswitchd (this VM's steal takes its CPU for tens of ms; its socket overflows) takes the
+	# same frames of every stream: counted exactly by svtrace, svsub and svreport, it is said and the run is
+	# made again (exit 3 of the check), up to three runs, the last of which must lose nothing. Anything else
+	# (a frame at the wrong guest, a loss not alike, counts that disagree) fails at once.
+	for attempt in 1 2 3; do
+	rm -rf "$W/run"
 	"$LAB" run --prefix "$P" --duration 10 --config "$CONF" --out "$W/run" >"$W/run.log" 2>&1 ||
 		bad "vm/lab run exited $?: $(tail -3 "$W/run.log")"
-	check_run <<'PY' || fail=1
+	check_run <<'PY'
 mine = {1: ["SEAPATH_MU0%d" % i for i in range(1, 5)], 2: ["SEAPATH_MU0%d" % i for i in range(5, 9)]}
+# a stall of the switch: every stream missing alike at T1-T2a of its guest, and each frame of it counted
+# lost by svsub and svreport as svtrace counted it missing
+miss = {}
+for s in t["streams"]:
+    for h in s["hops"]:
+        g = 1 if h["egress"] == P + "v1" else 2
+        if s["svID"] in mine[g] and h["from"] == "T1" and h["to"] == "T2a":
+            miss[s["svID"]] = (h["frames"], h["missing"], h["dropped"])
+subs = {}
+for g in (1, 2):
+    for x in json.load(open("%s/svsub-guest%d.json" % (d, g)))["streams"]:
+        subs[x["svID"]] = (x["frames"], x["lost"])
+rep = {}
+for x in r["hops"]:
+    if x["name"] == "T1-T2a" and x["guest"] in ("guest1", "guest2"):
+        rep[(x["guest"], x["stream"])] = (x["count"], x["lost"])
+m = sorted(set(v[1] for v in miss.values()))
+stalled = (len(miss) == 8 and m and m[0] > 0 and m[-1] - m[0] <= 1 and m[-1] <= per // 20 and
+           all(v[0] + v[1] == per and not v[2] for v in miss.values()) and
+           all(subs.get(sv) == (f, n) for sv, (f, n, _) in miss.items()) and
+           all(rep.get(("guest%d" % g, sv)) == miss[sv][:2] for g in (1, 2) for sv in mine[g]))
+if stalled:
+    print("a stall of the switch took %d frames of every stream, counted alike by svtrace, svsub and svreport: "
+          "the run again" % m[-1])
+    sys.exit(3)
 if t["expect"] != "seen":
     no("svtrace was not told --expect seen")
 for h in t["hops"]:
@@ -168,6 +199,11 @@ if "Open vSwitch" not in setup or "netdev datapath" not in setup or "Open vSwitc
 print("sent %d per stream; svtrace and svreport: each stream whole at its guest, none at the other; setup: %s" % (per, setup[:160]))
 sys.exit(0 if ok else 1)
 PY
+	rc=$?
+	[ $rc = 3 ] && [ $attempt -lt 3 ] && continue
+	[ $rc = 0 ] || fail=1
+	break
+	done
 	# why late names the carrier: every frame crosses ovs-vswitchd's main thread (T1-T2a >= 10 us here), so
 	# with a 20 us threshold nearly every one is late, each carried by that thread (its pid is its tid)
 	rm -f "$W/carrier.ready"
