@@ -127,12 +127,13 @@ struct run {
 	struct sv_cli cli;
 	struct seen seen;
 	char out[8192], err[2048];
+	char words[512];	/* the argv words: sv_cli keeps pointers into them (cli.config, ready_file) */
 };
 
 /* Parses the words of @line (space-separated) as argv after "prog". */
 static void run_line(struct run *r, bool operands, const char *line)
 {
-	char buf[512], *argv[32], *save = NULL;
+	char *argv[32], *save = NULL;
 	int argc = 0;
 	FILE *o, *e;
 	struct sv_cfg_error cerr;
@@ -144,9 +145,9 @@ static void run_line(struct run *r, bool operands, const char *line)
 
 	memset(r, 0, sizeof(*r));
 	loaded_seen = &r->seen;
-	snprintf(buf, sizeof(buf), "%s", line);
+	snprintf(r->words, sizeof(r->words), "%s", line);
 	argv[argc++] = "prog";
-	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+	for (char *w = strtok_r(r->words, " ", &save); w; w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
 	argv[argc] = NULL;
 	assert_int_equal(sv_config_defaults(tab, &r->c, &cerr), 0);
