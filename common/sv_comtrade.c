@@ -305,7 +305,8 @@ int sv_ct_parse(struct sv_ct_data *out, const char *cfg, size_t cfg_len, const u
 			r->nsamples = (uint32_t)rows; /* a short .dat: the rows it has */
 	}
 	if (r->format == SV_CT_ASCII) {
-		struct cursor d = { (const char *)dat, (const char *)dat + dat_len, 0 };
+		const char *db = dat ? (const char *)dat : ""; /* no offset on a NULL (an empty .dat): UB */
+		struct cursor d = { db, db + (dat ? dat_len : 0), 0 };
 		char row[8192], *fl[2 + SV_CT_MAX_ANALOG + SV_CT_MAX_DIGITAL];
 
 		while (out->n < r->nsamples && next_line(&d, row, sizeof(row))) {
